@@ -1,0 +1,11 @@
+/** Jest runs TypeScript through SWC (type checking is `npm run typecheck`).
+ *  jose is ESM-only, so it is transformed too. */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test", "<rootDir>/pdp", "<rootDir>/api", "<rootDir>/cli"],
+  testMatch: ["**/*.test.ts"],
+  transform: { "^.+\\.(t|j)sx?$": ["@swc/jest"] },
+  transformIgnorePatterns: ["/node_modules/(?!jose/)"],
+  testPathIgnorePatterns: ["/node_modules/", "/dist/", "/pdp/runtime/assembly/"],
+  testTimeout: 60000,
+};

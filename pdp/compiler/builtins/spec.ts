@@ -1,0 +1,15 @@
+/** One builtin function as the compiler sees it. */
+export interface BuiltinSpec {
+  /** Dotted name as written in Rego: `object.get`, `plus` (the `+` operator). */
+  name: string;
+  /** Number of operands (the optional output operand not counted). */
+  arity: number;
+  /** Dispatched to the host via opa_builtinN instead of compiled natively. */
+  host?: boolean;
+  /** Non-deterministic (time.now_ns, ...): same value within one evaluation. */
+  nondeterministic?: boolean;
+}
+
+export function specs(arity: number, names: string[], extra: Partial<BuiltinSpec> = {}): BuiltinSpec[] {
+  return names.map((name) => ({ name, arity, ...extra }));
+}

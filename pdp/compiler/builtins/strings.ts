@@ -1,0 +1,11 @@
+/** String builtins. */
+import { specs, type BuiltinSpec } from "./spec";
+
+export const STRINGS: BuiltinSpec[] = [
+  ...specs(2, ["concat", "contains", "startswith", "endswith", "split", "indexof", "indexof_n", "sprintf"]),
+  ...specs(1, ["lower", "upper", "trim_space", "strings.reverse"]),
+  ...specs(2, ["trim", "trim_left", "trim_right", "trim_prefix", "trim_suffix", "strings.count"]),
+  ...specs(2, ["strings.any_prefix_match", "strings.any_suffix_match"]),
+  ...specs(3, ["replace", "substring", "strings.split_n"]),
+  ...specs(2, ["strings.replace_n"]),
+];

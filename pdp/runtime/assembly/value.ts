@@ -1,0 +1,354 @@
+/**
+ * The runtime's value model: Rego's seven types as managed AssemblyScript
+ * objects, allocated by the bump runtime in `rt.ts` (so the host's heap
+ * rewind frees them all at once), plus Rego's total order.
+ *
+ * A value crosses the module boundary as its address; `null` (address 0)
+ * means undefined. Objects and sets are kept sorted by the total order and
+ * free of duplicates, so lookups are binary searches, iteration and output
+ * are deterministic, and equality is a linear walk.
+ *
+ * Total order: null < boolean < number < string < array < object < set.
+ */
+
+export const T_NULL: i32 = 1;
+export const T_BOOLEAN: i32 = 2;
+export const T_NUMBER: i32 = 3;
+export const T_STRING: i32 = 4;
+export const T_ARRAY: i32 = 5;
+export const T_OBJECT: i32 = 6;
+export const T_SET: i32 = 7;
+
+export class Value {
+  constructor(public kind: i32) {}
+}
+
+export class NullV extends Value {
+  constructor() {
+    super(T_NULL);
+  }
+}
+
+export class BoolV extends Value {
+  constructor(public value: bool) {
+    super(T_BOOLEAN);
+  }
+}
+
+/**
+ * Numbers are f64. `text` keeps the literal's exact decimal text when the f64
+ * cannot reproduce it (integers beyond 2^53, long fractions), so a value that
+ * is only passed through serialises exactly as it came in. Arithmetic results
+ * never carry text.
+ */
+export class NumV extends Value {
+  constructor(public value: f64, public text: string | null = null) {
+    super(T_NUMBER);
+  }
+}
+
+/** Strings are AssemblyScript strings (UTF-16); Rego semantics (code points, byte order) are kept by the helpers below. */
+export class StrV extends Value {
+  constructor(public value: string) {
+    super(T_STRING);
+  }
+}
+
+export class ArrV extends Value {
+  constructor(public items: Array<Value> = new Array<Value>()) {
+    super(T_ARRAY);
+  }
+}
+
+/** Keys sorted by `compare`, unique; vals[i] belongs to keys[i]. */
+export class ObjV extends Value {
+  constructor(public keys: Array<Value> = new Array<Value>(), public vals: Array<Value> = new Array<Value>()) {
+    super(T_OBJECT);
+  }
+
+  /** Index of key, or -(insertion point) - 1 when absent. */
+  find(key: Value): i32 {
+    let lo = 0;
+    let hi = this.keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compare(unchecked(this.keys[mid]), key);
+      if (c < 0) lo = mid + 1;
+      else if (c > 0) hi = mid - 1;
+      else return mid;
+    }
+    return -lo - 1;
+  }
+
+  get(key: Value): Value | null {
+    const i = this.find(key);
+    return i >= 0 ? unchecked(this.vals[i]) : null;
+  }
+
+  getStr(key: string): Value | null {
+    return this.get(new StrV(key));
+  }
+
+  /** Sets key to value, replacing an existing entry. */
+  set(key: Value, value: Value): void {
+    const i = this.find(key);
+    if (i >= 0) {
+      unchecked((this.vals[i] = value));
+      return;
+    }
+    const at = -i - 1;
+    insertAt(this.keys, at, key);
+    insertAt(this.vals, at, value);
+  }
+
+  setStr(key: string, value: Value): void {
+    this.set(new StrV(key), value);
+  }
+
+  /** Removes key if present. */
+  delete(key: Value): void {
+    const i = this.find(key);
+    if (i < 0) return;
+    this.keys.splice(i, 1);
+    this.vals.splice(i, 1);
+  }
+
+  get size(): i32 {
+    return this.keys.length;
+  }
+}
+
+/** Elements sorted by `compare`, unique. */
+export class SetV extends Value {
+  constructor(public items: Array<Value> = new Array<Value>()) {
+    super(T_SET);
+  }
+
+  find(v: Value): i32 {
+    let lo = 0;
+    let hi = this.items.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compare(unchecked(this.items[mid]), v);
+      if (c < 0) lo = mid + 1;
+      else if (c > 0) hi = mid - 1;
+      else return mid;
+    }
+    return -lo - 1;
+  }
+
+  has(v: Value): bool {
+    return this.find(v) >= 0;
+  }
+
+  add(v: Value): void {
+    const i = this.find(v);
+    if (i >= 0) return;
+    insertAt(this.items, -i - 1, v);
+  }
+
+  get size(): i32 {
+    return this.items.length;
+  }
+}
+
+function insertAt(arr: Array<Value>, at: i32, v: Value): void {
+  arr.push(v);
+  for (let j = arr.length - 1; j > at; j--) unchecked((arr[j] = arr[j - 1]));
+  unchecked((arr[at] = v));
+}
+
+// ------------------------------------------------------------ singletons
+
+export const NULL: NullV = new NullV();
+export const TRUE: BoolV = new BoolV(true);
+export const FALSE: BoolV = new BoolV(false);
+
+export function boolV(b: bool): BoolV {
+  return b ? TRUE : FALSE;
+}
+
+export function num(f: f64): NumV {
+  return new NumV(f);
+}
+
+export function str(s: string): StrV {
+  return new StrV(s);
+}
+
+// ------------------------------------------------------------ casts
+
+// @ts-ignore: decorator
+@inline export function asNum(v: Value): NumV { return changetype<NumV>(v); }
+// @ts-ignore: decorator
+@inline export function asStr(v: Value): StrV { return changetype<StrV>(v); }
+// @ts-ignore: decorator
+@inline export function asArr(v: Value): ArrV { return changetype<ArrV>(v); }
+// @ts-ignore: decorator
+@inline export function asObj(v: Value): ObjV { return changetype<ObjV>(v); }
+// @ts-ignore: decorator
+@inline export function asSet(v: Value): SetV { return changetype<SetV>(v); }
+// @ts-ignore: decorator
+@inline export function asBool(v: Value): BoolV { return changetype<BoolV>(v); }
+
+// ------------------------------------------------------------ order
+
+/**
+ * Maps a UTF-16 code unit so that comparing mapped units orders strings by
+ * code point (= UTF-8 byte order), which plain UTF-16 order does not do for
+ * characters above U+FFFF versus U+E000..U+FFFF.
+ */
+// @ts-ignore: decorator
+@inline function codePointOrderUnit(c: i32): i32 {
+  if (c >= 0xd800) {
+    if (c <= 0xdfff) return c + 0x2000;
+    return c - 0x800;
+  }
+  return c;
+}
+
+/** Byte-wise UTF-8 order of two strings: -1, 0 or 1. */
+export function compareStrings(a: string, b: string): i32 {
+  if (a == b) return 0;
+  const la = a.length;
+  const lb = b.length;
+  const n = la < lb ? la : lb;
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca != cb) return codePointOrderUnit(ca) < codePointOrderUnit(cb) ? -1 : 1;
+  }
+  return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+/** Rego's total order over values: -1, 0 or 1. */
+export function compare(a: Value, b: Value): i32 {
+  if (a === b) return 0;
+  if (a.kind != b.kind) return a.kind < b.kind ? -1 : 1;
+  switch (a.kind) {
+    case T_NULL:
+      return 0;
+    case T_BOOLEAN: {
+      const x = asBool(a).value;
+      const y = asBool(b).value;
+      return x == y ? 0 : x ? 1 : -1;
+    }
+    case T_NUMBER: {
+      const x = asNum(a).value;
+      const y = asNum(b).value;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case T_STRING:
+      return compareStrings(asStr(a).value, asStr(b).value);
+    case T_ARRAY:
+      return compareLists(asArr(a).items, asArr(b).items);
+    case T_OBJECT: {
+      const x = asObj(a);
+      const y = asObj(b);
+      const n = min(x.keys.length, y.keys.length);
+      for (let i = 0; i < n; i++) {
+        let c = compare(unchecked(x.keys[i]), unchecked(y.keys[i]));
+        if (c != 0) return c;
+        c = compare(unchecked(x.vals[i]), unchecked(y.vals[i]));
+        if (c != 0) return c;
+      }
+      return x.keys.length < y.keys.length ? -1 : x.keys.length > y.keys.length ? 1 : 0;
+    }
+    case T_SET:
+      return compareLists(asSet(a).items, asSet(b).items);
+  }
+  return 0;
+}
+
+function compareLists(x: Array<Value>, y: Array<Value>): i32 {
+  const n = min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const c = compare(unchecked(x[i]), unchecked(y[i]));
+    if (c != 0) return c;
+  }
+  return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+}
+
+export function equal(a: Value, b: Value): bool {
+  return compare(a, b) == 0;
+}
+
+// ------------------------------------------------------------ building sorted collections
+
+/**
+ * Builds an object from keys and values in any order; a later duplicate key
+ * wins (JSON parsing semantics). Already-sorted input costs one pass.
+ */
+export function objectFromPairs(keys: Array<Value>, vals: Array<Value>): ObjV {
+  const n = keys.length;
+  let sorted = true;
+  for (let i = 1; i < n; i++) {
+    if (compare(unchecked(keys[i - 1]), unchecked(keys[i])) >= 0) {
+      sorted = false;
+      break;
+    }
+  }
+  if (sorted) return new ObjV(keys, vals);
+  const idx = sortedIndex(keys);
+  const outK = new Array<Value>();
+  const outV = new Array<Value>();
+  for (let i = 0; i < n; i++) {
+    const k = unchecked(keys[unchecked(idx[i])]);
+    const v = unchecked(vals[unchecked(idx[i])]);
+    const last = outK.length - 1;
+    if (last >= 0 && compare(unchecked(outK[last]), k) == 0) unchecked((outV[last] = v)); // stable sort: later wins
+    else {
+      outK.push(k);
+      outV.push(v);
+    }
+  }
+  return new ObjV(outK, outV);
+}
+
+/** Builds a set from elements in any order, dropping duplicates. */
+export function setFromItems(items: Array<Value>): SetV {
+  const n = items.length;
+  const idx = sortedIndex(items);
+  const out = new Array<Value>();
+  for (let i = 0; i < n; i++) {
+    const v = unchecked(items[unchecked(idx[i])]);
+    if (out.length > 0 && compare(unchecked(out[out.length - 1]), v) == 0) continue;
+    out.push(v);
+  }
+  return new SetV(out);
+}
+
+/** Sorts a copy of values in place (stable). */
+export function sortValues(items: Array<Value>): Array<Value> {
+  const idx = sortedIndex(items);
+  const out = new Array<Value>(items.length);
+  for (let i = 0; i < items.length; i++) unchecked((out[i] = items[unchecked(idx[i])]));
+  return out;
+}
+
+/** Stable merge sort of positions 0..n-1 by the values at those positions. */
+function sortedIndex(values: Array<Value>): Array<i32> {
+  const n = values.length;
+  let a = new Array<i32>(n);
+  let b = new Array<i32>(n);
+  for (let i = 0; i < n; i++) unchecked((a[i] = i));
+  for (let width = 1; width < n; width <<= 1) {
+    for (let lo = 0; lo < n; lo += width << 1) {
+      const mid = min(lo + width, n);
+      const hi = min(lo + (width << 1), n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        if (compare(unchecked(values[unchecked(a[j])]), unchecked(values[unchecked(a[i])])) < 0) unchecked((b[k++] = a[j++]));
+        else unchecked((b[k++] = a[i++]));
+      }
+      while (i < mid) unchecked((b[k++] = a[i++]));
+      while (j < hi) unchecked((b[k++] = a[j++]));
+    }
+    const t = a;
+    a = b;
+    b = t;
+  }
+  return a;
+}
