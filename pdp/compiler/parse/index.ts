@@ -1,0 +1,53 @@
+/**
+ * The Rego v1 parser, stage `parse/` of the compiler: source text to the AST
+ * of `../ast.ts`, following OPA's parser (v1/ast/parser.go, parser_ext.go)
+ * production by production so that what OPA accepts, and how it groups it,
+ * carries over. Syntax errors throw `CompileErrors` with code
+ * rego_parse_error at file:row:col.
+ */
+import type { Body, Module, Term } from "../ast";
+import { CompileError, CompileErrors } from "../errors";
+import { lex } from "./lexer";
+import { assembleModule } from "./module";
+import { StatementParser } from "./statements";
+
+/** Parses a whole module. */
+export function parseModule(source: string, file: string): Module {
+  const parser = new StatementParser(lex(source, file), file);
+  const stmts = parser.parseStatements(false);
+  return assembleModule(file, source, stmts, parser.meta);
+}
+
+/**
+ * Parses a query: expressions separated by `;` or newlines (OPA's ParseBody,
+ * which reads statements without trying rules and concatenates the bodies).
+ */
+export function parseQuery(source: string, file: string): Body {
+  const stmts = new StatementParser(lex(source, file), file).parseStatements(true);
+  const body: Body = [];
+  for (const stmt of stmts) {
+    if (stmt.kind !== "body") {
+      const loc = stmt.kind === "package" ? stmt.pkg.loc : stmt.kind === "import" ? stmt.imp.loc : stmt.rules[0].loc;
+      throw new CompileErrors([new CompileError("rego_parse_error", `expected body but got ${stmt.kind}`, loc)]);
+    }
+    body.push(...stmt.body);
+  }
+  return body;
+}
+
+/** Parses a single term, such as an `input_term` of a conformance case. */
+export function parseTerm(source: string, file: string): Term {
+  const body = parseQuery(source, file);
+  const fail = (message: string): never => {
+    const loc = body[0]?.loc ?? { file, row: 1, col: 1 };
+    throw new CompileErrors([new CompileError("rego_parse_error", message, loc)]);
+  };
+  if (body.length !== 1) return fail(`expected exactly one term but got ${body.length} expressions`);
+  const expr = body[0];
+  if (expr.kind !== "term" || expr.negated || expr.with.length > 0) return fail("expected term");
+  // A top-level call is an expression in OPA, not a term.
+  if (expr.term.type === "call") return fail("expected term but got call");
+  return expr.term;
+}
+
+export { printBody, printExpr, printModule, printRule, printTerm } from "./print";
