@@ -1,0 +1,233 @@
+/**
+ * The linker: a planned Policy + build/runtime.wasm -> one policy.wasm that
+ * `@open-policy-agent/opa-wasm` loads.
+ *
+ * The runtime's code is never decoded or moved. New functions (the policy's
+ * funcs and plans, then the ABI glue) are appended after the existing ones and
+ * no import is added or removed, so every existing function index stays
+ * valid. What changes: the type/function/code sections grow, one active data
+ * segment with the policy's strings goes at the aligned end of the runtime's
+ * static data, `__heap_start` moves past it, the memory import's minimum grows
+ * if needed, and the export section becomes the OPA ABI.
+ *
+ * Example:
+ *   const wasm = link(policy, fs.readFileSync("build/runtime.wasm"));
+ *   const opa = await loadPolicy(wasm);
+ */
+import { CompileError } from "../errors";
+import { BUILTINS } from "../builtins";
+import type { Func, Policy } from "../plan/ir";
+import { nativeBuiltinExport } from "../runtime-contract";
+import { emitDispatch, emitEval, emitNameTable, emitOpaEval, type AbiContext } from "./abi";
+import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
+import { DataLayout } from "./layout";
+import { RuntimeLinkError, RuntimeModule } from "./runtime";
+import { ByteWriter } from "./wasm/bytes";
+import { findSection, SectionId, setSection, writeModule } from "./wasm/module";
+import { addFunctionNames } from "./wasm/names";
+import {
+  appendVec,
+  encodeDataSegment,
+  encodeExports,
+  encodeFuncType,
+  encodeGlobals,
+  encodeImports,
+  ExternKind,
+  i32ConstExpr,
+  splitVec,
+  ValType,
+  type Export,
+  type FuncType,
+} from "./wasm/sections";
+
+export interface LinkOptions {
+  /**
+   * Keep the runtime's non-ABI exports (`rt_*`, `bi_*`, `__heap_start`).
+   * Off by default: the module's surface is exactly OPA's ABI, as `opa build`
+   * produces. Handy on for poking at the runtime from tests.
+   */
+  keepRuntimeExports?: boolean;
+}
+
+/** Pages the npm SDK's memory has; static data must fit in it. */
+export const SDK_MEMORY_PAGES = 5;
+const PAGE = 65536;
+
+/** Exports defined by OPA's ABI (opa-wasm-abi.md, section 1). */
+const ABI_EXPORTS = new Set([
+  "opa_wasm_abi_version", "opa_wasm_abi_minor_version", "memory", "eval", "builtins", "entrypoints",
+  "opa_eval_ctx_new", "opa_eval_ctx_set_input", "opa_eval_ctx_set_data", "opa_eval_ctx_set_entrypoint",
+  "opa_eval_ctx_get_result", "opa_malloc", "opa_free", "opa_json_parse", "opa_value_parse", "opa_json_dump",
+  "opa_value_dump", "opa_heap_ptr_get", "opa_heap_ptr_set", "opa_value_add_path", "opa_value_remove_path",
+  "opa_eval", "opa_value_free", "opa_heap_blocks_stash", "opa_heap_blocks_restore", "opa_heap_stash_clear",
+]);
+
+/** The exports this linker writes; the runtime's own (if any) are replaced. */
+const POLICY_EXPORTS = ["eval", "opa_eval", "entrypoints", "builtins"];
+
+/** IR carries no source positions; link errors name the rule in their text instead. */
+const LINK_LOC = { file: "policy.wasm", row: 0, col: 0 };
+
+const align16 = (n: number) => (n + 15) & ~15;
+
+export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptions = {}): Uint8Array<ArrayBuffer> {
+  const rt = new RuntimeModule(runtimeWasm);
+  const layout = new DataLayout(align16(rt.staticDataEnd()));
+  const abort = rt.envImport("opa_abort");
+  if (abort === undefined) throw new RuntimeLinkError("must import env.opa_abort");
+
+  // New function indices, in the order the bodies are appended.
+  let next = rt.importedFuncs + rt.definedFuncs;
+  const funcIndex = new Map<string, { index: number; params: number }>();
+  for (const f of policy.funcs) {
+    if (funcIndex.has(f.name)) throw new Error(`emit: duplicate function name ${f.name}`);
+    funcIndex.set(f.name, { index: next++, params: f.params.length });
+  }
+  const planNames = new Set(policy.plans.map((p) => p.name));
+  if (planNames.size !== policy.plans.length) throw new Error("emit: two plans share an entrypoint name");
+  const planIndex = policy.plans.map(() => next++);
+  const [dispatch, evalFn, opaEval, entrypoints, builtins] = [next++, next++, next++, next++, next++];
+
+  const ctx: EmitContext = {
+    rt: (name) => rt.rt(name),
+    abort,
+    message: (text) => layout.message(text),
+    string: (index) => {
+      const s = policy.strings[index];
+      if (s === undefined) throw new Error(`emit: string constant ${index} out of range`);
+      return layout.string(s);
+    },
+    callee: (name, argc, caller) => resolveCallee(policy, rt, funcIndex, name, argc, caller),
+  };
+  const abi: AbiContext = { rt: ctx.rt, abort, layout };
+
+  const emitted: Array<{ name: string; fn: EmittedFunction }> = [
+    ...policy.funcs.map((f) => ({ name: debugName(f), fn: emitFunc(f, ctx) })),
+    ...policy.plans.map((p) => ({ name: `plan:${p.name}`, fn: emitPlan(p, ctx) })),
+    { name: "opa_dispatch", fn: emitDispatch(planIndex, abi) },
+    { name: "eval", fn: emitEval(dispatch, abi) },
+    { name: "opa_eval", fn: emitOpaEval(dispatch, abi) },
+    { name: "entrypoints", fn: emitNameTable(policy.plans.map((p) => p.name), abi) },
+    { name: "builtins", fn: emitNameTable(policy.hostBuiltins.map((b) => b.name), abi) },
+  ];
+
+  appendFunctions(rt, emitted.map((e) => e.fn));
+  addData(rt, layout);
+  setExports(rt, { eval: evalFn, opa_eval: opaEval, entrypoints, builtins }, options);
+  const first = rt.importedFuncs + rt.definedFuncs;
+  addFunctionNames(rt.module, emitted.map((e, i) => [first + i, e.name]));
+  return writeModule(rt.module);
+}
+
+/** The rule's path for stack traces, plus the unique func name when one rule has several funcs. */
+function debugName(f: Func): string {
+  return !f.path || f.path === f.name ? f.name : `${f.path} (${f.name})`;
+}
+
+function resolveCallee(
+  policy: Policy,
+  rt: RuntimeModule,
+  funcs: Map<string, { index: number; params: number }>,
+  name: string,
+  argc: number,
+  caller: string,
+): Callee {
+  const arityError = (want: number) => new Error(`emit: ${caller}: ${name} takes ${want} arguments, called with ${argc}`);
+  if (name.startsWith("host:")) {
+    const builtin = name.slice("host:".length);
+    const id = policy.hostBuiltins.findIndex((b) => b.name === builtin);
+    if (id < 0) throw new Error(`emit: ${caller}: host builtin ${builtin} is not in Policy.hostBuiltins`);
+    if (policy.hostBuiltins[id].arity !== argc) throw arityError(policy.hostBuiltins[id].arity);
+    if (argc > 4) {
+      throw new CompileError("rego_compile_error", `builtin ${builtin} (called in ${caller}) has ${argc} operands; host dispatch supports at most 4`, LINK_LOC);
+    }
+    const index = rt.envImport(`opa_builtin${argc}`);
+    if (index === undefined) throw new RuntimeLinkError(`must import env.opa_builtin${argc} (host builtin ${builtin})`);
+    return { index, prefix: [id, 0], builtin: true };
+  }
+  const func = funcs.get(name);
+  if (func) {
+    if (func.params !== argc) throw arityError(func.params);
+    return { index: func.index, prefix: [], builtin: false };
+  }
+  const index = rt.exported(name);
+  if (index === undefined) {
+    if (name.startsWith("bi_")) {
+      const builtin = builtinName(name);
+      throw new CompileError("rego_compile_error", `builtin ${builtin} (called in ${caller}) is not implemented by the runtime: missing export ${name}`, LINK_LOC);
+    }
+    throw new Error(`emit: ${caller}: unknown function ${name}`);
+  }
+  const t = rt.typeOf(index);
+  if (t.params.length !== argc || t.params.some((p) => p !== ValType.i32) || t.results.length !== 1 || t.results[0] !== ValType.i32) {
+    // Either the planner passed the wrong number of operands or the runtime export has the wrong shape.
+    throw new RuntimeLinkError(`export ${name} has type ${t.params.length} params -> ${t.results.length} results; ${caller} calls it with ${argc} value addresses and needs one back`);
+  }
+  return { index, prefix: [], builtin: true };
+}
+
+/** `bi_object_get` -> `object.get`, using the catalogue since underscores are ambiguous. */
+function builtinName(exportName: string): string {
+  for (const b of BUILTINS.values()) if (nativeBuiltinExport(b.name) === exportName) return b.name;
+  return exportName.slice(3);
+}
+
+/** Appends bodies and their types; signatures are all-i32 `(i32 x params) -> i32`. */
+function appendFunctions(rt: RuntimeModule, fns: EmittedFunction[]): void {
+  const m = rt.module;
+  const typeIndex = new Map<number, number>();
+  const newTypes: Uint8Array[] = [];
+  const allI32 = (t: FuncType, params: number) =>
+    t.params.length === params && t.params.every((p) => p === ValType.i32) && t.results.length === 1 && t.results[0] === ValType.i32;
+  // Reuse the runtime's own `(i32 x n) -> i32` types where it has them.
+  const typeOf = (params: number): number => {
+    let index = typeIndex.get(params);
+    if (index === undefined) {
+      index = rt.types.findIndex((t) => allI32(t, params));
+      if (index < 0) {
+        index = rt.types.length + newTypes.length;
+        newTypes.push(encodeFuncType({ params: new Array<number>(params).fill(ValType.i32), results: [ValType.i32] }));
+      }
+      typeIndex.set(params, index);
+    }
+    return index;
+  };
+  const funcEntries = fns.map((f) => new ByteWriter().u32(typeOf(f.params)).toBytes());
+  setSection(m, SectionId.type, appendVec(findSection(m, SectionId.type)?.body, newTypes));
+  setSection(m, SectionId.function, appendVec(findSection(m, SectionId.function)?.body, funcEntries));
+  setSection(m, SectionId.code, appendVec(findSection(m, SectionId.code)?.body, fns.map((f) => f.body)));
+}
+
+/** Adds the data segment, moves `__heap_start` past it, sizes the memory import. */
+function addData(rt: RuntimeModule, layout: DataLayout): void {
+  const m = rt.module;
+  const heapStart = align16(layout.end);
+  const bytes = layout.toBytes();
+  if (bytes.length) {
+    setSection(m, SectionId.data, appendVec(findSection(m, SectionId.data)?.body, [encodeDataSegment(layout.base, bytes)]));
+    const dc = findSection(m, SectionId.datacount);
+    if (dc) setSection(m, SectionId.datacount, new ByteWriter().u32(splitVec(findSection(m, SectionId.data)?.body).count).toBytes());
+  }
+  const g = rt.heapStartGlobal();
+  rt.globals[g].init = i32ConstExpr(heapStart);
+  setSection(m, SectionId.global, encodeGlobals(rt.globals));
+
+  const pages = Math.ceil(heapStart / PAGE);
+  if (pages > SDK_MEMORY_PAGES) {
+    throw new CompileError("rego_compile_error", `policy static data needs ${pages} memory pages; the SDK provides ${SDK_MEMORY_PAGES}`, LINK_LOC);
+  }
+  const mem = rt.memoryImport();
+  const limits = mem.limits!;
+  if (pages > limits.min) {
+    if (limits.max !== undefined && limits.max < pages) throw new RuntimeLinkError(`memory maximum ${limits.max} pages is below the ${pages} the data needs`);
+    limits.min = pages;
+    setSection(m, SectionId.import, encodeImports(rt.imports));
+  }
+}
+
+function setExports(rt: RuntimeModule, added: Record<string, number>, options: LinkOptions): void {
+  const keep = (e: Export) => !POLICY_EXPORTS.includes(e.name) && (options.keepRuntimeExports || ABI_EXPORTS.has(e.name));
+  const exports = rt.exports.filter(keep);
+  for (const [name, index] of Object.entries(added)) exports.push({ name, kind: ExternKind.func, index });
+  setSection(rt.module, SectionId.export, encodeExports(exports));
+}

@@ -1,0 +1,173 @@
+/**
+ * A builder for the instructions the emitter produces: structured control
+ * (block, loop, br, br_if, br_table), locals, i32 constants and comparisons,
+ * and calls. It tracks the label stack so callers can ask how deep a label is
+ * instead of counting by hand, and refuses unbalanced `end`s.
+ */
+import { ByteWriter } from "./bytes";
+
+const OP = {
+  unreachable: 0x00,
+  block: 0x02,
+  loop: 0x03,
+  if: 0x04,
+  else: 0x05,
+  end: 0x0b,
+  br: 0x0c,
+  brIf: 0x0d,
+  brTable: 0x0e,
+  return: 0x0f,
+  call: 0x10,
+  drop: 0x1a,
+  localGet: 0x20,
+  localSet: 0x21,
+  localTee: 0x22,
+  i32Const: 0x41,
+  i32Eqz: 0x45,
+  i32Eq: 0x46,
+  i32Ne: 0x47,
+  i32LtS: 0x48,
+  i32GeS: 0x4e,
+  i32Add: 0x6a,
+} as const;
+
+/** Block type "no params, no results". */
+const EMPTY = 0x40;
+
+/** Opaque handle for an open label, used to compute `br` depths. */
+export type Label = number;
+
+export class Code {
+  private w = new ByteWriter();
+  /** Open labels, innermost last. The value is the label's id. */
+  private labels: Label[] = [];
+  private nextLabel = 0;
+
+  /** Opens a `block`; a branch to it jumps past its `end`. */
+  block(): Label {
+    this.w.byte(OP.block).byte(EMPTY);
+    return this.push();
+  }
+
+  /** Opens a `loop`; a branch to it jumps back to its start. */
+  loop(): Label {
+    this.w.byte(OP.loop).byte(EMPTY);
+    return this.push();
+  }
+
+  /** Opens an `if` (consumes an i32 condition). */
+  if(): Label {
+    this.w.byte(OP.if).byte(EMPTY);
+    return this.push();
+  }
+
+  end(label: Label): this {
+    if (this.labels[this.labels.length - 1] !== label) throw new Error("emit: unbalanced end");
+    this.labels.pop();
+    this.w.byte(OP.end);
+    return this;
+  }
+
+  /** Relative depth of an open label, as `br` wants it. */
+  depth(label: Label): number {
+    const i = this.labels.lastIndexOf(label);
+    if (i < 0) throw new Error("emit: branch to a label that is not open");
+    return this.labels.length - 1 - i;
+  }
+
+  br(label: Label): this {
+    this.w.byte(OP.br).u32(this.depth(label));
+    return this;
+  }
+
+  brIf(label: Label): this {
+    this.w.byte(OP.brIf).u32(this.depth(label));
+    return this;
+  }
+
+  brTable(targets: Label[], fallback: Label): this {
+    this.w.byte(OP.brTable).u32(targets.length);
+    for (const t of targets) this.w.u32(this.depth(t));
+    this.w.u32(this.depth(fallback));
+    return this;
+  }
+
+  return(): this {
+    return this.op(OP.return);
+  }
+
+  unreachable(): this {
+    return this.op(OP.unreachable);
+  }
+
+  drop(): this {
+    return this.op(OP.drop);
+  }
+
+  call(index: number): this {
+    this.w.byte(OP.call).u32(index);
+    return this;
+  }
+
+  get(local: number): this {
+    this.w.byte(OP.localGet).u32(local);
+    return this;
+  }
+
+  set(local: number): this {
+    this.w.byte(OP.localSet).u32(local);
+    return this;
+  }
+
+  tee(local: number): this {
+    this.w.byte(OP.localTee).u32(local);
+    return this;
+  }
+
+  i32(value: number): this {
+    this.w.byte(OP.i32Const).s32(value);
+    return this;
+  }
+
+  eqz(): this {
+    return this.op(OP.i32Eqz);
+  }
+
+  eq(): this {
+    return this.op(OP.i32Eq);
+  }
+
+  ne(): this {
+    return this.op(OP.i32Ne);
+  }
+
+  ltS(): this {
+    return this.op(OP.i32LtS);
+  }
+
+  geS(): this {
+    return this.op(OP.i32GeS);
+  }
+
+  add(): this {
+    return this.op(OP.i32Add);
+  }
+
+  /** The finished expression, closed by the function's final `end`. */
+  finish(): Uint8Array {
+    if (this.labels.length) throw new Error("emit: unclosed blocks at end of function");
+    this.w.byte(OP.end);
+    return this.w.toBytes();
+  }
+
+  private op(code: number): this {
+    this.w.byte(code);
+    return this;
+  }
+
+  private push(): Label {
+    const l = this.nextLabel++;
+    this.labels.push(l);
+    return l;
+  }
+}
