@@ -8,6 +8,7 @@
 import { ARITHMETIC } from "./arithmetic";
 import { COLLECTIONS } from "./collections";
 import { ENCODING } from "./encoding";
+import { HOST } from "./host";
 import { REGEX } from "./regex";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
@@ -15,7 +16,7 @@ import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

@@ -54,7 +54,11 @@ export interface Plan {
 
 export interface Func {
   name: string;
-  /** Param locals: [input, data, ...args]. Always 0..params.length-1. */
+  /**
+   * Param locals: [input, data, ...mock slots, ...args]. Always 0..params.length-1.
+   * Mock slots carry run-time `with` replacement values (`with count as v`)
+   * into functions planned under that mock; most functions have none.
+   */
   params: Local[];
   /** Local holding the result when the body finishes. */
   ret: Local;

@@ -1,0 +1,12 @@
+/**
+ * Builtins only the host can run (network, crypto): dispatched through
+ * `opa_builtinN`, as OPA's own Wasm compiler does. Listing them lets policies
+ * call them (with a host that supplies them, e.g. npm SDK `customBuiltins`)
+ * and mock them with `with http.send as ...`.
+ */
+import { specs, type BuiltinSpec } from "./spec";
+
+export const HOST: BuiltinSpec[] = [
+  ...specs(1, ["http.send"], { host: true, nondeterministic: true }),
+  ...specs(2, ["io.jwt.decode_verify"], { host: true }),
+];

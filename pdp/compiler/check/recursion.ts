@@ -1,0 +1,141 @@
+/**
+ * Recursion is forbidden in Rego: a rule (or function) may not depend on
+ * itself, directly or through other rules. Dependencies are the `data` refs
+ * and function calls in a rule's head and bodies: a ref reaching a rule path
+ * depends on that rule; a ref stopping above rules (`data.pkg`, `data`,
+ * `data.pkg[x]`) depends on every rule below that point.
+ */
+import type { Body, Expr, Term } from "../ast";
+import { CompileError } from "../errors";
+import type { CheckedRule, Program, RuleNode } from "./program";
+
+export function checkRecursion(program: Program, errors: CompileError[]): void {
+  const nodes: RuleNode[] = [];
+  const collect = (n: RuleNode): void => {
+    if (n.kind !== null) nodes.push(n);
+    n.children.forEach(collect);
+  };
+  collect(program.root);
+  const deps = new Map<RuleNode, Set<RuleNode>>();
+  for (const n of nodes) {
+    const out = new Set<RuleNode>();
+    const rules = [...n.rules, ...(n.defaultRule ? [n.defaultRule] : [])];
+    for (const r of rules) ruleRefs(r, (t) => addDeps(program.root, t, out));
+    deps.set(n, out);
+  }
+  const state = new Map<RuleNode, "active" | "done">();
+  const stack: RuleNode[] = [];
+  const reported = new Set<RuleNode>();
+  const visit = (n: RuleNode): void => {
+    state.set(n, "active");
+    stack.push(n);
+    for (const d of deps.get(n) ?? []) {
+      const s = state.get(d);
+      if (s === "active") {
+        if (!reported.has(d)) {
+          reported.add(d);
+          const cycle = stack.slice(stack.indexOf(d)).concat([d]).map(name);
+          const loc = (d.rules[0] ?? d.defaultRule)!.loc;
+          errors.push(new CompileError("rego_recursion_error", `rule ${name(d)} is recursive: ${cycle.join(" -> ")}`, loc));
+        }
+      } else if (s === undefined) visit(d);
+    }
+    stack.pop();
+    state.set(n, "done");
+  };
+  for (const n of nodes) if (!state.has(n)) visit(n);
+}
+
+function name(n: RuleNode): string {
+  return n.path.length ? `data.${n.path.join(".")}` : "data";
+}
+
+function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
+  let node = root;
+  for (const t of terms.slice(1)) {
+    if (node.kind !== null) break;
+    const seg = t.type === "string" ? t.value : t.type === "number" ? t.value : null;
+    if (seg === null) break;
+    const next = node.children.get(seg);
+    if (!next) return; // base data only
+    node = next;
+  }
+  const all = (n: RuleNode): void => {
+    if (n.kind !== null) out.add(n);
+    n.children.forEach(all);
+  };
+  all(node);
+}
+
+/** Calls `f` with the terms of every `data` ref (and user-function callee) in a rule. */
+function ruleRefs(r: CheckedRule, f: (terms: Term[]) => void): void {
+  for (let c: CheckedRule | null = r; c; c = c.else) {
+    [c.value, ...c.key, ...c.args].forEach((t) => termRefs(t, f));
+    bodyRefs(c.body, f);
+  }
+}
+
+function bodyRefs(b: Body, f: (terms: Term[]) => void): void {
+  b.forEach((e) => exprRefs(e, f));
+}
+
+function exprRefs(e: Expr, f: (terms: Term[]) => void): void {
+  switch (e.kind) {
+    case "term":
+      termRefs(e.term, f);
+      break;
+    case "somein":
+      [e.key, e.value, e.collection].forEach((t) => t && termRefs(t, f));
+      break;
+    case "every":
+      termRefs(e.domain, f);
+      bodyRefs(e.body, f);
+      break;
+    default:
+      break;
+  }
+  for (const w of e.with) termRefs(w.value, f);
+}
+
+function termRefs(t: Term, f: (terms: Term[]) => void): void {
+  switch (t.type) {
+    case "var":
+      if (t.name === "data") f([t]);
+      break;
+    case "ref": {
+      const h = t.terms[0]!;
+      if (h.type === "var" && h.name === "data") f(t.terms);
+      else termRefs(h, f);
+      t.terms.slice(1).forEach((x) => termRefs(x, f));
+      break;
+    }
+    case "call": {
+      const h = t.op.terms[0]!;
+      if (h.type === "var" && h.name === "data") f(t.op.terms);
+      t.args.forEach((x) => termRefs(x, f));
+      break;
+    }
+    case "array":
+    case "set":
+      t.items.forEach((x) => termRefs(x, f));
+      break;
+    case "object":
+      t.items.forEach(([k, v]) => {
+        termRefs(k, f);
+        termRefs(v, f);
+      });
+      break;
+    case "arraycompr":
+    case "setcompr":
+      termRefs(t.term, f);
+      bodyRefs(t.body, f);
+      break;
+    case "objectcompr":
+      termRefs(t.key, f);
+      termRefs(t.value, f);
+      bodyRefs(t.body, f);
+      break;
+    default:
+      break;
+  }
+}

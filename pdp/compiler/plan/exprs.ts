@@ -1,0 +1,251 @@
+/**
+ * Planning bodies and expressions (continuation-passing, see builder.ts).
+ *
+ * - An expression that is a call fails when the call is undefined or false;
+ *   with one argument more than the callee's arity, the result unifies with
+ *   the last argument instead.
+ * - `not` and `every` need "no solution" tests: the inner query runs in its
+ *   own block and sets a flag when it succeeds; the test is on the flag, so
+ *   iteration inside cannot be mistaken for success or failure.
+ * - `with` computes the replaced input/data (copies, never mutation), opens a
+ *   memo frame, and plans the expression under the new mock environment;
+ *   the rest of the body runs outside that frame.
+ */
+import type { Body, CallTerm, Expr, Term } from "../ast";
+import { lookupBuiltin } from "../builtins";
+import { dataPath, dottedName } from "../check/resolve";
+import { findNode, isCheckedWith, type CheckedWith } from "../check";
+import { CompileError } from "../errors";
+import { nativeBuiltinExport } from "../runtime-contract";
+import { baseArgs, type Ctx, type FuncMock, type MockEnv } from "./context";
+import { upsert } from "./data";
+import type { Local } from "./ir";
+import { planTerm, planTerms, planUnify, planUnifyLocal } from "./terms";
+
+export function planBody(ctx: Ctx, body: Body, k: () => void): void {
+  const go = (i: number): void => (i === body.length ? k() : planExpr(ctx, body[i]!, () => go(i + 1)));
+  go(0);
+}
+
+export function planExpr(ctx: Ctx, e: Expr, k: () => void): void {
+  if (e.with.length > 0) return planWith(ctx, e, k);
+  switch (e.kind) {
+    case "some":
+      return k();
+    case "somein":
+      return planTerm(ctx, e.collection, (c) => {
+        const fb = ctx.fb;
+        const key = fb.newLocal();
+        const val = fb.newLocal();
+        const block = { stmts: [] };
+        fb.emit({ type: "Scan", source: c, key, value: val, block });
+        fb.scoped(() =>
+          fb.into(block, () => {
+            if (e.key) planUnifyLocal(ctx, key, e.key, () => planUnifyLocal(ctx, val, e.value, k));
+            else planUnifyLocal(ctx, val, e.value, k);
+          }),
+        );
+      });
+    case "every":
+      return planEvery(ctx, e, k);
+    case "term":
+      if (e.negated) return planNot(ctx, (success) => planTermExpr(ctx, e.term, success), k);
+      return planTermExpr(ctx, e.term, k);
+  }
+}
+
+/**
+ * Plans `inner` in its own block; continues with `k` only if it has no
+ * solution. The first solution sets the flag and leaves the block at once.
+ */
+function planNot(ctx: Ctx, inner: (success: () => void) => void, k: () => void): void {
+  const fb = ctx.fb;
+  const flag = fb.newLocal();
+  fb.emit({ type: "ResetLocal", target: flag });
+  fb.nested(() => {
+    const depth = fb.depth;
+    inner(() => {
+      fb.emit({ type: "MakeBoolean", value: true, target: flag });
+      fb.breakTo(depth);
+    });
+  });
+  fb.emit({ type: "IsUndefined", source: flag });
+  k();
+}
+
+function planEvery(ctx: Ctx, e: Expr & { kind: "every" }, k: () => void): void {
+  const fb = ctx.fb;
+  planTerm(ctx, e.domain, (d) => {
+    // OPA: `every` over a non-collection is false, not vacuously true.
+    const ok = fb.newLocal();
+    fb.emit({ type: "ResetLocal", target: ok });
+    for (const type of ["IsArray", "IsObject", "IsSet"] as const) {
+      fb.nested(() => {
+        fb.emit({ type, source: d });
+        fb.emit({ type: "MakeBoolean", value: true, target: ok });
+      });
+    }
+    fb.emit({ type: "IsDefined", source: ok });
+    planNot(
+      ctx,
+      (success) => {
+        const key = fb.newLocal();
+        const val = fb.newLocal();
+        const block = { stmts: [] };
+        fb.emit({ type: "Scan", source: d, key, value: val, block });
+        fb.scoped(() =>
+          fb.into(block, () => {
+            if (e.key) fb.vars.set(e.key.name, key);
+            fb.vars.set(e.value.name, val);
+            planNot(ctx, (ok) => planBody(ctx, e.body, ok), success);
+          }),
+        );
+      },
+      k,
+    );
+  });
+}
+
+function planTermExpr(ctx: Ctx, t: Term, k: () => void): void {
+  const fb = ctx.fb;
+  if (t.type !== "call") return planTerm(ctx, t, (v) => notFalse(ctx, v, k));
+  const name = dottedName(t.op);
+  const [a, b] = t.args;
+  if ((name === "eq" || name === "assign") && t.args.length === 2) return planUnify(ctx, a!, b!, k);
+  if ((name === "equal" || name === "neq") && t.args.length === 2 && !ctx.env.funcs.has(name)) {
+    return planTerm(ctx, a!, (va) =>
+      planTerm(ctx, b!, (vb) => {
+        fb.emit({ type: name === "equal" ? "Equal" : "NotEqual", a: va, b: vb });
+        k();
+      }),
+    );
+  }
+  if (name === "print") return planPrint(ctx, t.args, k);
+  const arity = calleeArity(ctx, t);
+  if (t.args.length === arity + 1) {
+    const call: CallTerm = { ...t, args: t.args.slice(0, arity) };
+    return planCallValue(ctx, call, (r) => planUnifyLocal(ctx, r, t.args[arity]!, k));
+  }
+  planCallValue(ctx, t, (r) => notFalse(ctx, r, k));
+}
+
+/** Continues only when the value is not `false` (undefined already failed). */
+function notFalse(ctx: Ctx, v: Local, k: () => void): void {
+  const f = ctx.fb.newLocal();
+  ctx.fb.emit({ type: "MakeBoolean", value: false, target: f });
+  ctx.fb.emit({ type: "NotEqual", a: v, b: f });
+  k();
+}
+
+function calleeArity(ctx: Ctx, t: CallTerm): number {
+  const path = dataPath(t.op);
+  if (path) return findNode(ctx.program, path)?.arity ?? t.args.length;
+  return lookupBuiltin(dottedName(t.op) ?? "")?.arity ?? t.args.length;
+}
+
+/** print(): each argument as the set of its values (empty when undefined). */
+function planPrint(ctx: Ctx, args: Term[], k: () => void): void {
+  const fb = ctx.fb;
+  const arr = fb.newLocal();
+  fb.emit({ type: "MakeArray", capacity: args.length, target: arr });
+  for (const arg of args) {
+    const s = fb.newLocal();
+    fb.emit({ type: "MakeSet", target: s });
+    fb.nested(() => planTerm(ctx, arg, (v) => fb.emit({ type: "SetAdd", set: s, value: v })));
+    fb.emit({ type: "ArrayAppend", array: arr, value: s });
+  }
+  fb.emit({ type: "Print", args: arr });
+  k();
+}
+
+/** A call as a value: user function, builtin, or whatever a `with` mock put in its place. */
+export function planCallValue(ctx: Ctx, t: CallTerm, k: (v: Local) => void): void {
+  const path = dataPath(t.op);
+  const name = path ? `data.${path.join(".")}` : (dottedName(t.op) ?? "");
+  const mock = ctx.env.funcs.get(name);
+  planTerms(ctx, t.args, (args) => {
+    if (mock) return callMock(ctx, name, mock, args, k);
+    if (path) return callFunction(ctx, path, ctx.env, args, k);
+    callBuiltin(ctx, name, args, t, k);
+  });
+}
+
+function callMock(ctx: Ctx, name: string, mock: FuncMock, args: Local[], k: (v: Local) => void): void {
+  if (mock.kind === "value") return k(ctx.slots[mock.slot]!);
+  // The replacement runs without function mocks (OPA: a mock never calls
+  // another mock, and may call the function it replaces).
+  void name;
+  const env: MockEnv = { ...ctx.env, funcs: new Map() };
+  if (mock.kind === "function") return callFunction(ctx, mock.path, env, args, k);
+  callBuiltinFunc(ctx, mock.name, args, k);
+}
+
+function callFunction(ctx: Ctx, path: string[], env: MockEnv, args: Local[], k: (v: Local) => void): void {
+  const node = findNode(ctx.program, path);
+  if (!node || node.kind !== "function") throw new Error(`internal: no function data.${path.join(".")}`);
+  const r = ctx.fb.newLocal();
+  ctx.fb.emit({ type: "Call", func: ctx.p.ruleFunc(node, env).name, args: [...baseArgs(ctx), ...args], result: r });
+  k(r);
+}
+
+function callBuiltin(ctx: Ctx, name: string, args: Local[], t: CallTerm, k: (v: Local) => void): void {
+  if (!lookupBuiltin(name)) throw new CompileError("rego_type_error", `undefined function ${name}`, t.loc);
+  callBuiltinFunc(ctx, name, args, k);
+}
+
+function callBuiltinFunc(ctx: Ctx, name: string, args: Local[], k: (v: Local) => void): void {
+  const spec = lookupBuiltin(name)!;
+  const r = ctx.fb.newLocal();
+  if (spec.nondeterministic && spec.arity === 0) {
+    // One value per evaluation (time.now_ns): through a memoised wrapper.
+    ctx.fb.emit({ type: "Call", func: ctx.p.onceFunc(name, builtinFunc(ctx, name)).name, args: [ctx.input, ctx.data], result: r });
+  } else ctx.fb.emit({ type: "Call", func: builtinFunc(ctx, name), args, result: r });
+  k(r);
+}
+
+function builtinFunc(ctx: Ctx, name: string): string {
+  const spec = lookupBuiltin(name)!;
+  return spec.host ? ctx.p.hostBuiltin(name, spec.arity) : nativeBuiltinExport(name);
+}
+
+function planWith(ctx: Ctx, e: Expr, k: () => void): void {
+  const fb = ctx.fb;
+  const withs = e.with.filter(isCheckedWith) as CheckedWith[];
+  const valued = withs.filter((w) => !w.mock);
+  planTerms(
+    ctx,
+    valued.map((w) => w.value),
+    (values) => {
+      let input = ctx.input;
+      let data = ctx.data;
+      const env: MockEnv = { dataPaths: [...ctx.env.dataPaths], funcs: new Map(ctx.env.funcs), slots: ctx.env.slots };
+      const slots = [...ctx.slots];
+      for (const w of withs) {
+        const v = w.mock ? 0 : values[valued.indexOf(w)]!;
+        if (w.kind === "input") input = upsert(ctx, input, w.path, v);
+        else if (w.kind === "data") {
+          data = upsert(ctx, data, w.path, v);
+          env.dataPaths.push(w.path);
+        } else {
+          const key = w.kind === "builtin" ? w.path[0]! : `data.${w.path.join(".")}`;
+          if (w.mock) env.funcs.set(key, w.mock);
+          else {
+            env.funcs.set(key, { kind: "value", slot: slots.length });
+            slots.push(v);
+            env.slots = slots.length;
+          }
+        }
+      }
+      const inner: Ctx = { ...ctx, input, data, env, slots };
+      fb.emit({ type: "MemoPush" });
+      fb.nested(() =>
+        planExpr(inner, { ...e, with: [] }, () => {
+          fb.emit({ type: "MemoPop" });
+          fb.nested(k);
+          fb.emit({ type: "MemoPush" });
+        }),
+      );
+      fb.emit({ type: "MemoPop" });
+    },
+  );
+}

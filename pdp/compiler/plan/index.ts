@@ -1,0 +1,17 @@
+/**
+ * The `plan/` stage: checked Program + entrypoints -> IR Policy (`ir.ts`).
+ *
+ * A path entrypoint (`portcullis/decision`, a package, or `data` itself)
+ * yields one binding {"result": value} when defined; a query entrypoint yields
+ * one binding per solution, keyed by the query's own (non-wildcard) vars.
+ */
+import type { Program } from "../check";
+import type { Policy } from "./ir";
+import { Planner, type Entrypoint } from "./planner";
+
+export type { Entrypoint } from "./planner";
+export { printPolicy } from "./print";
+
+export function plan(program: Program, entrypoints: Entrypoint[]): Policy {
+  return new Planner(program).policy(entrypoints);
+}
