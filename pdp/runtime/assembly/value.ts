@@ -11,6 +11,8 @@
  * Total order: null < boolean < number < string < array < object < set.
  */
 
+import { compareExact } from "./decimal";
+
 export const T_NULL: i32 = 1;
 export const T_BOOLEAN: i32 = 2;
 export const T_NUMBER: i32 = 3;
@@ -236,7 +238,11 @@ export function compare(a: Value, b: Value): i32 {
     case T_NUMBER: {
       const x = asNum(a).value;
       const y = asNum(b).value;
-      return x < y ? -1 : x > y ? 1 : 0;
+      if (x < y) return -1;
+      if (x > y) return 1;
+      // Equal as f64: literals beyond f64 precision kept their text; decide exactly.
+      if (asNum(a).text !== null || asNum(b).text !== null) return compareExact(asNum(a), asNum(b));
+      return 0;
     }
     case T_STRING:
       return compareStrings(asStr(a).value, asStr(b).value);

@@ -1,0 +1,36 @@
+/**
+ * Entry file of the policy runtime: everything exported here becomes an
+ * export of build/runtime.wasm, which the policy linker resolves by name
+ * (see pdp/compiler/runtime-contract.ts). Owned by the runtime core; each
+ * builtin family adds its one `export *` line below when its module compiles.
+ */
+
+// --- runtime core (allocator, values, JSON, OPA ABI, rt_* helpers)
+export { __heap_start } from "./rt";
+export * from "./abi";
+export * from "./ctx";
+export * from "./ops";
+export { rt_memo_get, rt_memo_insert, rt_memo_push, rt_memo_pop } from "./memo";
+export * from "./print";
+export { rt_host_builtin0, rt_host_builtin1, rt_host_builtin2, rt_host_builtin3, rt_host_builtin4 } from "./host";
+
+// --- natively compiled builtins (bi_*), one line per family
+export * from "./builtins/strings";
+export * from "./builtins/strings2";
+export * from "./builtins/sprintf";
+export * from "./builtins/encoding";
+export * from "./builtins/urlquery";
+export * from "./builtins/compare";
+export * from "./builtins/types";
+export * from "./builtins/arithmetic";
+export * from "./builtins/bits";
+export * from "./builtins/aggregates";
+export * from "./builtins/member";
+export * from "./builtins/sets";
+export * from "./builtins/arrays";
+export * from "./builtins/objects";
+export * from "./builtins/json";
+export * from "./builtins/jsonpatch";
+export * from "./builtins/time/builtins";
+export * from "./builtins/regex/builtins";
+export * from "./builtins/glob";

@@ -1,0 +1,223 @@
+/**
+ * The value helpers emitted policy code calls (runtime-contract.ts:
+ * constructors and access). Every argument and result is a value address,
+ * 0 meaning undefined, unless the contract says "raw".
+ *
+ * Only rt_* functions may be exported from this module: index.ts re-exports
+ * all of it, and every export becomes a Wasm export.
+ */
+
+import {
+  Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal,
+  T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
+} from "./value";
+import { scanNumber, numberFromBytes } from "./number";
+import { stringFromUtf8 } from "./json";
+import { hostAbort } from "./host";
+
+// @ts-ignore: decorator
+@inline function val(addr: usize): Value {
+  return changetype<Value>(addr);
+}
+
+// @ts-ignore: decorator
+@inline function addr(v: Value | null): usize {
+  return changetype<usize>(v);
+}
+
+// ------------------------------------------------------------ constructors
+
+export function rt_null(): usize {
+  return addr(NULL);
+}
+
+export function rt_bool(b: i32): usize {
+  return addr(boolV(b != 0));
+}
+
+export function rt_number_int(i: i32): usize {
+  return addr(new NumV(<f64>i));
+}
+
+/** A number from literal text; the compiler only emits valid literals, so bad text is fatal. */
+export function rt_number_ref(ptr: usize, len: usize): usize {
+  if (len == 0 || scanNumber(ptr, ptr + len) != ptr + len) hostAbort("rt_number_ref: invalid number literal");
+  return addr(numberFromBytes(ptr, len));
+}
+
+export function rt_string(ptr: usize, len: usize): usize {
+  return addr(new StrV(stringFromUtf8(ptr, len)));
+}
+
+export function rt_array_new(capacity: i32): usize {
+  const items = new Array<Value>(capacity > 0 ? capacity : 0);
+  items.length = 0; // keeps the capacity
+  return addr(new ArrV(items));
+}
+
+export function rt_array_append(arr: usize, v: usize): void {
+  asArr(val(arr)).items.push(val(v));
+}
+
+export function rt_object_new(): usize {
+  return addr(new ObjV());
+}
+
+export function rt_object_insert(obj: usize, key: usize, v: usize): void {
+  asObj(val(obj)).set(val(key), val(v));
+}
+
+export function rt_object_insert_once(obj: usize, key: usize, v: usize): void {
+  const o = asObj(val(obj));
+  const i = o.find(val(key));
+  if (i >= 0) {
+    if (!equal(unchecked(o.vals[i]), val(v))) hostAbort("eval_conflict_error: object keys must be unique");
+    return;
+  }
+  o.set(val(key), val(v));
+}
+
+/**
+ * Deep merge as OPA's Wasm runtime does for a base document (a) and a virtual
+ * document (b) at the same path: keys of both, objects under a shared key
+ * merged recursively, any other shared key keeps a's value.
+ */
+export function rt_object_merge(a: usize, b: usize): usize {
+  if (a == 0 || b == 0 || val(a).kind != T_OBJECT || val(b).kind != T_OBJECT) return 0;
+  return addr(mergeObjects(asObj(val(a)), asObj(val(b))));
+}
+
+function mergeObjects(a: ObjV, b: ObjV): ObjV {
+  // Both key lists are sorted: a linear merge keeps the result sorted.
+  const keys = new Array<Value>();
+  const vals = new Array<Value>();
+  let i = 0;
+  let j = 0;
+  while (i < a.keys.length || j < b.keys.length) {
+    const c = i >= a.keys.length ? 1 : j >= b.keys.length ? -1 : compare(unchecked(a.keys[i]), unchecked(b.keys[j]));
+    if (c < 0) {
+      keys.push(unchecked(a.keys[i]));
+      vals.push(unchecked(a.vals[i++]));
+    } else if (c > 0) {
+      keys.push(unchecked(b.keys[j]));
+      vals.push(unchecked(b.vals[j++]));
+    } else {
+      const x = unchecked(a.vals[i]);
+      const y = unchecked(b.vals[j]);
+      keys.push(unchecked(a.keys[i]));
+      vals.push(x.kind == T_OBJECT && y.kind == T_OBJECT ? mergeObjects(asObj(x), asObj(y)) : x);
+      i++;
+      j++;
+    }
+  }
+  return new ObjV(keys, vals);
+}
+
+export function rt_set_new(): usize {
+  return addr(new SetV());
+}
+
+export function rt_set_add(set: usize, v: usize): void {
+  asSet(val(set)).add(val(v));
+}
+
+// ------------------------------------------------------------ access
+
+/** source[key]: array index (integral number in range), object key, set member (the stored one). */
+export function rt_dot(source: usize, key: usize): usize {
+  if (source == 0 || key == 0) return 0;
+  const s = val(source);
+  const k = val(key);
+  switch (s.kind) {
+    case T_ARRAY: {
+      if (k.kind != T_NUMBER) return 0;
+      const f = asNum(k).value;
+      const items = asArr(s).items;
+      if (!(f >= 0) || f != Math.floor(f) || f >= <f64>items.length) return 0;
+      return addr(unchecked(items[<i32>f]));
+    }
+    case T_OBJECT:
+      return addr(asObj(s).get(k));
+    case T_SET: {
+      const set = asSet(s);
+      const i = set.find(k);
+      return i >= 0 ? addr(unchecked(set.items[i])) : 0;
+    }
+  }
+  return 0;
+}
+
+export function rt_len(v: usize): usize {
+  const n = length(v);
+  return n < 0 ? 0 : addr(new NumV(<f64>n));
+}
+
+export function rt_scan_len(v: usize): i32 {
+  if (v == 0) return -1;
+  const kind = val(v).kind;
+  return kind == T_STRING ? -1 : length(v);
+}
+
+export function rt_scan_key(v: usize, i: i32): usize {
+  if (i < 0 || i >= rt_scan_len(v)) return 0;
+  const s = val(v);
+  switch (s.kind) {
+    case T_ARRAY: return addr(new NumV(<f64>i));
+    case T_OBJECT: return addr(unchecked(asObj(s).keys[i]));
+    case T_SET: return addr(unchecked(asSet(s).items[i]));
+  }
+  return 0;
+}
+
+export function rt_scan_value(v: usize, i: i32): usize {
+  if (i < 0 || i >= rt_scan_len(v)) return 0;
+  const s = val(v);
+  switch (s.kind) {
+    case T_ARRAY: return addr(unchecked(asArr(s).items[i]));
+    case T_OBJECT: return addr(unchecked(asObj(s).vals[i]));
+    case T_SET: return addr(unchecked(asSet(s).items[i]));
+  }
+  return 0;
+}
+
+export function rt_equal(a: usize, b: usize): i32 {
+  if (a == 0 || b == 0) return 0;
+  return equal(val(a), val(b)) ? 1 : 0;
+}
+
+export function rt_compare(a: usize, b: usize): i32 {
+  // Undefined sorts before every value; the emitter should not pass it.
+  if (a == 0 || b == 0) return a == b ? 0 : a == 0 ? -1 : 1;
+  return compare(val(a), val(b));
+}
+
+export function rt_type(v: usize): i32 {
+  return v == 0 ? 0 : val(v).kind;
+}
+
+/** Element count of a collection, code points of a string, -1 otherwise. */
+function length(v: usize): i32 {
+  if (v == 0) return -1;
+  const s = val(v);
+  switch (s.kind) {
+    case T_ARRAY: return asArr(s).items.length;
+    case T_OBJECT: return asObj(s).keys.length;
+    case T_SET: return asSet(s).items.length;
+    case T_STRING: return codePoints(asStr(s).value);
+  }
+  return -1;
+}
+
+/** Number of code points: a surrogate pair counts once. */
+function codePoints(s: string): i32 {
+  const n = s.length;
+  let count = n;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c < 0xe000) {
+      const p = s.charCodeAt(i - 1);
+      if (p >= 0xd800 && p < 0xdc00) count--;
+    }
+  }
+  return count;
+}

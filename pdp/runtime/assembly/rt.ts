@@ -1,0 +1,225 @@
+/**
+ * The runtime's memory manager: a bump allocator, passed to asc with
+ * `--runtime`, modelled on AssemblyScript's rt/stub.ts.
+ *
+ * Why a bump allocator: OPA hosts free memory by rewinding the heap pointer
+ * (`opa_heap_ptr_set`) before every evaluation, so per-object freeing is not
+ * needed and a GC would only cost time. Every managed AssemblyScript object
+ * (values, arrays, strings) lives between the heap start and `offset`.
+ *
+ * Where the heap starts: above the runtime's static data (`__heap_base`) and
+ * above the policy's data segment, which the policy linker appends after the
+ * runtime's; the linker says where that ends by patching the initializer of
+ * the exported mutable global `__heap_start`. The start is computed on the
+ * first allocation, after the globals have their linked values.
+ *
+ * asc compiles this file as an entry, so everything `export`ed here would
+ * become a Wasm export: only `__heap_start` is. The helpers other modules
+ * need (`__rt_heap_top`, `__rt_set_heap_top`, `__rt_heap_floor`,
+ * `__rt_is_heap_block`) are `@global` instead, like AssemblyScript's own
+ * `__alloc`/`__new`. build.mjs also turns off the shadow stack asc would
+ * otherwise add for a custom runtime.
+ *
+ * Also here: the `--use abort=` shim, so that failed assertions and `throw`s
+ * reach the host through `env.opa_abort` instead of a missing `env.abort`.
+ */
+
+import { AL_MASK, OBJECT, OBJECT_OVERHEAD, BLOCK_MAXSIZE, BLOCK_OVERHEAD, BLOCK, OBJECT_MAXSIZE } from "~lib/rt/common";
+
+import { hostAbort } from "./host";
+
+/** Patched by the policy linker: the heap starts at or above this address. */
+export let __heap_start: i32 = 0;
+
+/** Top of the heap: the next block header goes here. 0 until the first use. */
+let offset: usize = 0;
+/** Lowest address the heap may use (for pointer validation in opa_free). */
+let heapStart: usize = 0;
+
+/** Rounds an address up so that the payload after the block header is aligned. */
+// @ts-ignore: decorator
+@inline function alignBlock(addr: usize): usize {
+  return ((addr + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) - BLOCK_OVERHEAD;
+}
+
+function initHeap(): void {
+  const linked = <usize>__heap_start;
+  const base = linked > __heap_base ? linked : __heap_base;
+  heapStart = alignBlock(base);
+  offset = heapStart;
+}
+
+/** Current heap top (`opa_heap_ptr_get`). */
+// @ts-ignore: decorator
+@global function __rt_heap_top(): usize {
+  if (offset == 0) initHeap();
+  return offset;
+}
+
+/** Rewinds (or advances) the heap top (`opa_heap_ptr_set`). */
+// @ts-ignore: decorator
+@global function __rt_set_heap_top(ptr: usize): void {
+  if (offset == 0) initHeap();
+  offset = ptr;
+}
+
+/** Lowest heap address. */
+// @ts-ignore: decorator
+@global function __rt_heap_floor(): usize {
+  if (offset == 0) initHeap();
+  return heapStart;
+}
+
+/**
+ * Bytes of memory known to exist. Only ever too low (the host may grow the
+ * memory too), so a check against it is a cheap fast path; the slow path
+ * asks memory.size() before growing.
+ */
+let memoryEnd: usize = 0;
+
+function growMemory(newOffset: usize): void {
+  const pagesBefore = memory.size();
+  const maxOffset = <usize>pagesBefore << 16;
+  if (newOffset > maxOffset) {
+    const pagesNeeded = <i32>(((newOffset - maxOffset + 0xffff) & ~0xffff) >>> 16);
+    // Double the memory when possible so growth is amortised.
+    const pagesWanted = max(pagesBefore, pagesNeeded);
+    if (memory.grow(pagesWanted) < 0) {
+      if (memory.grow(pagesNeeded) < 0) hostAbort("out of memory");
+    }
+  }
+  memoryEnd = <usize>memory.size() << 16;
+}
+
+// @ts-ignore: decorator
+@inline function maybeGrowMemory(newOffset: usize): void {
+  if (newOffset > memoryEnd) growMemory(newOffset);
+  offset = newOffset;
+}
+
+// @ts-ignore: decorator
+@inline function computeSize(size: usize): usize {
+  return ((size + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) - BLOCK_OVERHEAD;
+}
+
+// @ts-ignore: decorator
+@unsafe @global
+function __alloc(size: usize): usize {
+  if (size > BLOCK_MAXSIZE) throw new Error("allocation too large");
+  // The host may have set an unaligned heap top (after copying input bytes).
+  const start = alignBlock(offset == 0 ? __rt_heap_top() : offset);
+  const block = changetype<BLOCK>(start);
+  const ptr = start + BLOCK_OVERHEAD;
+  const payloadSize = computeSize(size);
+  maybeGrowMemory(ptr + payloadSize);
+  block.mmInfo = payloadSize;
+  // AssemblyScript's library treats a custom runtime like its GC runtime and
+  // expects fresh blocks to be zeroed; after a heap rewind this memory holds
+  // the previous evaluation's bytes, so zero it here.
+  memory.fill(ptr, 0, payloadSize);
+  return ptr;
+}
+
+// @ts-ignore: decorator
+@unsafe @global
+function __realloc(ptr: usize, size: usize): usize {
+  let block = changetype<BLOCK>(ptr - BLOCK_OVERHEAD);
+  const actualSize = block.mmInfo;
+  const isLast = ptr + actualSize == offset;
+  const payloadSize = computeSize(size);
+  if (size > actualSize) {
+    if (isLast) {
+      if (size > BLOCK_MAXSIZE) throw new Error("allocation too large");
+      maybeGrowMemory(ptr + payloadSize);
+      memory.fill(ptr + actualSize, 0, payloadSize - actualSize); // zeroed like fresh blocks
+      block.mmInfo = payloadSize;
+    } else {
+      // Not the last block: copy to a new one at least double the size.
+      const newPtr = __alloc(max<usize>(payloadSize, actualSize << 1));
+      memory.copy(newPtr, ptr, actualSize);
+      ptr = newPtr;
+    }
+  } else if (isLast) {
+    offset = ptr + payloadSize;
+    block.mmInfo = payloadSize;
+  }
+  return ptr;
+}
+
+/** Frees the block only when it is the most recent one; otherwise the next rewind reclaims it. */
+// @ts-ignore: decorator
+@unsafe @global
+function __free(ptr: usize): void {
+  const block = changetype<BLOCK>(ptr - BLOCK_OVERHEAD);
+  if (ptr + block.mmInfo == offset) offset = changetype<usize>(block);
+}
+
+/** True when ptr could be a live block returned by __alloc (for opa_free's check). */
+// @ts-ignore: decorator
+@global function __rt_is_heap_block(ptr: usize): bool {
+  if (ptr & AL_MASK) return false;
+  if (ptr < __rt_heap_floor() + BLOCK_OVERHEAD || ptr > offset) return false;
+  return ptr + changetype<BLOCK>(ptr - BLOCK_OVERHEAD).mmInfo <= offset;
+}
+
+// @ts-ignore: decorator
+@unsafe @global
+function __reset(): void {
+  offset = __rt_heap_floor();
+}
+
+// @ts-ignore: decorator
+@unsafe @global
+function __new(size: usize, id: u32): usize {
+  if (size > OBJECT_MAXSIZE) throw new Error("allocation too large");
+  const ptr = __alloc(OBJECT_OVERHEAD + size);
+  const object = changetype<OBJECT>(ptr - BLOCK_OVERHEAD);
+  object.gcInfo = 0;
+  object.gcInfo2 = 0;
+  object.rtId = id;
+  object.rtSize = <u32>size;
+  return ptr + OBJECT_OVERHEAD;
+}
+
+// @ts-ignore: decorator
+@unsafe @global
+function __renew(oldPtr: usize, size: usize): usize {
+  if (size > OBJECT_MAXSIZE) throw new Error("allocation too large");
+  const newPtr = __realloc(oldPtr - OBJECT_OVERHEAD, OBJECT_OVERHEAD + size);
+  changetype<OBJECT>(newPtr - BLOCK_OVERHEAD).rtSize = <u32>size;
+  return newPtr + OBJECT_OVERHEAD;
+}
+
+// No collector: linking, pinning, visiting and collecting are no-ops.
+
+// @ts-ignore: decorator
+@global @unsafe
+function __link(parentPtr: usize, childPtr: usize, expectMultiple: bool): void {}
+
+// @ts-ignore: decorator
+@global @unsafe
+function __pin(ptr: usize): usize {
+  return ptr;
+}
+
+// @ts-ignore: decorator
+@global @unsafe
+function __unpin(ptr: usize): void {}
+
+// @ts-ignore: decorator
+@global @unsafe
+function __visit(ptr: usize, cookie: u32): void {} // eslint-disable-line @typescript-eslint/no-unused-vars
+
+// @ts-ignore: decorator
+@global @unsafe
+function __collect(): void {}
+
+/**
+ * Target of `--use abort=`: AssemblyScript's abort (failed assertion,
+ * `throw`, out-of-range index) forwarded to the host's opa_abort.
+ */
+function opaAbortShim(message: string | null, fileName: string | null, line: u32, column: u32): void {
+  let text = message !== null ? message : "abort";
+  if (fileName !== null) text += " (" + fileName + ":" + line.toString() + ":" + column.toString() + ")";
+  hostAbort(text);
+}
