@@ -1,0 +1,119 @@
+/**
+ * The security events store: suspicious patterns the API notices (a denied
+ * cross-tenant read, a forbidden parameter, a burst of 404s on ids), kept as
+ * audit evidence. Append-only: the table's triggers refuse UPDATE and DELETE,
+ * and this module offers neither.
+ *
+ * `detail` is caller-supplied and may carry attacker-controlled text; it is
+ * stored as JSON (parameter-bound) and capped in size, so one request cannot
+ * bloat the log. Readers must treat it as untrusted when displaying it.
+ */
+import { checkLimit } from "./sql";
+import type { Prepare } from "./sql";
+import { DbInputError, type SecurityEventRow } from "./types";
+
+export interface SecurityEventInput {
+  kind: string;
+  actorId: string;
+  tenantId: string | null;
+  routeId: string;
+  detail: Record<string, unknown>;
+  decisionId?: string;
+}
+
+export interface SecurityEventFilter {
+  kind?: string;
+  actorId?: string;
+  /** Only events at or after this instant (any form Date parses, e.g. 2026-11-21T14:00:00Z). */
+  since?: string;
+  /** Newest N (default 100, at most 1000). */
+  limit?: number;
+}
+
+export interface SecurityEventsRepository {
+  record(event: SecurityEventInput): void;
+  query(filter: SecurityEventFilter): SecurityEventRow[];
+}
+
+export const DEFAULT_EVENTS_LIMIT = 100;
+export const MAX_EVENTS_LIMIT = 1000;
+/** Larger details are replaced by a marker: evidence that something big came, not the payload itself. */
+export const MAX_DETAIL_BYTES = 8192;
+
+const COLUMNS = "id, at, kind, actor_id, tenant_id, route_id, decision_id, detail";
+
+/**
+ * Evidence should not be lost to a formality: over-long text is clipped (and
+ * marked) rather than refused; only a missing value, a programming error, throws.
+ */
+function requiredText(value: unknown, what: string, max = 200): string {
+  if (typeof value !== "string" || value === "") throw new DbInputError("invalid_input", `${what} must be a non-empty string`);
+  return value.length <= max ? value : value.slice(0, max - 1) + "…";
+}
+
+function optionalText(value: unknown, what: string): string | null {
+  return value === undefined || value === null || value === "" ? null : requiredText(value, what);
+}
+
+function filterText(value: unknown, what: string): string {
+  if (typeof value !== "string") throw new DbInputError("invalid_input", `${what} must be a string`);
+  return value;
+}
+
+function detailJson(detail: unknown): string {
+  if (typeof detail !== "object" || detail === null || Array.isArray(detail)) throw new DbInputError("invalid_input", "detail must be an object");
+  let json: string;
+  try {
+    json = JSON.stringify(detail);
+  } catch {
+    // Cycles or BigInt: keep the event, lose the detail, say so.
+    return JSON.stringify({ unserializable: true });
+  }
+  const bytes = Buffer.byteLength(json);
+  return bytes > MAX_DETAIL_BYTES ? JSON.stringify({ truncated: true, bytes }) : json;
+}
+
+/** Normalises `since` to the stored form (ISO with milliseconds, UTC) so text comparison is time comparison. */
+export function normaliseSince(since: string): string {
+  const date = /^\d{4}-\d{2}-\d{2}/.test(since) ? new Date(since) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw new DbInputError("invalid_input", `since ${JSON.stringify(since)} is not a date/time`);
+  return date.toISOString();
+}
+
+export function securityEventsRepository(prepare: Prepare, now: () => Date = () => new Date()): SecurityEventsRepository {
+  return {
+    record(event) {
+      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
+        now().toISOString(),
+        requiredText(event.kind, "kind", 100),
+        requiredText(event.actorId, "actorId"),
+        optionalText(event.tenantId, "tenantId"),
+        requiredText(event.routeId, "routeId"),
+        optionalText(event.decisionId, "decisionId"),
+        detailJson(event.detail),
+      );
+    },
+
+    query(filter) {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      // Each condition is a fixed text; only the values vary, as parameters.
+      if (filter.kind !== undefined) {
+        where.push("kind = ?");
+        params.push(filterText(filter.kind, "kind"));
+      }
+      if (filter.actorId !== undefined) {
+        where.push("actor_id = ?");
+        params.push(filterText(filter.actorId, "actorId"));
+      }
+      if (filter.since !== undefined) {
+        where.push("at >= ?");
+        params.push(normaliseSince(filterText(filter.since, "since")));
+      }
+      const limit = filter.limit === undefined ? DEFAULT_EVENTS_LIMIT : checkLimit(filter.limit, MAX_EVENTS_LIMIT);
+      const sql = `SELECT ${COLUMNS} FROM security_events${where.length > 0 ? " WHERE " + where.join(" AND ") : ""} ORDER BY at DESC, id DESC LIMIT ?`;
+      const rows = prepare(sql).all(...params, limit) as Array<Omit<SecurityEventRow, "detail"> & { detail: string }>;
+      return rows.map((row) => ({ ...row, detail: JSON.parse(row.detail) as Record<string, unknown> }));
+    },
+  };
+}
