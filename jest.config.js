@@ -2,10 +2,10 @@
  *  jose is ESM-only, so it is transformed too. */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/test", "<rootDir>/pdp", "<rootDir>/api", "<rootDir>/cli"],
+  roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.(t|j)sx?$": ["@swc/jest"] },
   transformIgnorePatterns: ["/node_modules/(?!jose/)"],
-  testPathIgnorePatterns: ["/node_modules/", "/dist/", "/pdp/runtime/assembly/"],
+  testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   testTimeout: 60000,
 };

@@ -9,4 +9,6 @@ import { specs, type BuiltinSpec } from "./spec";
 export const HOST: BuiltinSpec[] = [
   ...specs(1, ["http.send"], { host: true, nondeterministic: true }),
   ...specs(2, ["io.jwt.decode_verify"], { host: true }),
+  // Facts about the host process; the host decides what it discloses (see ../host-builtins.ts).
+  ...specs(0, ["opa.runtime"], { host: true }),
 ];

@@ -1,0 +1,47 @@
+# Portcullis — two commands for a newcomer:
+#   make run    install, build the runtime and the policy bundle, then serve
+#   make test   install, build, type-check and run every test
+NPM ?= npm
+RUNTIME_SOURCES := $(shell find pdp/runtime/assembly -name '*.ts' 2>/dev/null) pdp/runtime/build.mjs
+TS_SOURCES := $(shell find api pdp cli db inventory bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
+REGO_SOURCES := $(shell find rego -name '*.rego' -o -name 'data.json' 2>/dev/null)
+PORTCULLIS := node bin/portcullis.js
+
+.PHONY: all install build run test conformance bench bench-api clean
+
+all: build
+
+install: node_modules/.install-stamp
+node_modules/.install-stamp: package.json package-lock.json
+	$(NPM) install --no-audit --no-fund
+	@touch $@
+
+build/runtime.wasm: node_modules/.install-stamp $(RUNTIME_SOURCES)
+	node pdp/runtime/build.mjs
+
+dist/.build-stamp: node_modules/.install-stamp $(TS_SOURCES) tsconfig.json tsconfig.build.json
+	npx tsc -p tsconfig.build.json
+	@touch $@
+
+var/bundle.tar.gz: build/runtime.wasm dist/.build-stamp $(REGO_SOURCES)
+	@mkdir -p var
+	$(PORTCULLIS) rego build -e portcullis/decision -e system/log/mask -e system/log/drop -o $@ rego/
+
+build: build/runtime.wasm dist/.build-stamp var/bundle.tar.gz
+
+run: build
+	@echo "policy bundle built: var/bundle.tar.gz (the HTTP service arrives with the API issue)"
+
+test: build
+	npx tsc --noEmit -p tsconfig.json
+	npx jest
+	$(PORTCULLIS) rego test rego/
+
+conformance: build
+	$(PORTCULLIS) rego conformance ../shared/rego-conformance/cases --json var/conformance.json
+
+bench: build
+	node dist/bench/compiler.bench.js
+
+clean:
+	rm -rf build dist var/bundle.tar.gz

@@ -1,0 +1,46 @@
+/**
+ * A small argv parser: `--flag value`, `-f value`, repeated flags collect
+ * into lists, `--bool` switches, and positionals. Unknown flags are errors,
+ * so a typo never silently changes what a command does.
+ */
+export interface ArgSpec {
+  /** Flags that take a value, by every spelling: { "-e": "entrypoint", "--entrypoint": "entrypoint" }. */
+  values?: Record<string, string>;
+  /** Flags without a value. */
+  switches?: Record<string, string>;
+}
+
+export interface ParsedArgs {
+  values: Map<string, string[]>;
+  switches: Set<string>;
+  positionals: string[];
+}
+
+export class UsageError extends Error {}
+
+export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
+  const out: ParsedArgs = { values: new Map(), switches: new Set(), positionals: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    if (spec.values && flag in spec.values) {
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      const name = spec.values[flag];
+      out.values.set(name, [...(out.values.get(name) ?? []), value]);
+    } else if (spec.switches && flag in spec.switches) {
+      out.switches.add(spec.switches[flag]);
+    } else if (arg.startsWith("-") && arg !== "-") {
+      throw new UsageError(`unknown option ${arg}`);
+    } else {
+      out.positionals.push(arg);
+    }
+  }
+  return out;
+}
+
+export function one(args: ParsedArgs, name: string): string | undefined {
+  const v = args.values.get(name);
+  if (v && v.length > 1) throw new UsageError(`--${name} given more than once`);
+  return v?.[0];
+}

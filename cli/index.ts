@@ -1,0 +1,48 @@
+/**
+ * `npx portcullis <command>`: the project's single command line.
+ *
+ *   rego build|eval|test|plan|conformance   the Rego -> Wasm toolchain
+ *   events                                  read the security events (auditors)
+ *
+ * Later issues add their commands here. Every command returns its exit code.
+ */
+import { UsageError } from "./args";
+import { eventsCommand, EVENTS_USAGE } from "./events";
+import { regoCommand } from "./rego";
+
+const USAGE = `usage: portcullis <command> [args]
+
+commands:
+  rego build -e <pkg/rule> [-e ...] -o <bundle.tar.gz> <files or dirs>
+  rego eval -b <bundle.tar.gz> [-i input.json] [-d data.json] <pkg/rule>
+  rego test <files or dirs>
+  rego plan -e <pkg/rule> [-e ...] <files or dirs>
+  rego conformance <dir> [--json report.json] [--min 0.8]
+  ${EVENTS_USAGE}`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "rego":
+        return await regoCommand(rest);
+      case "events":
+        return await eventsCommand(rest);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`portcullis: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    console.error(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
+}

@@ -1,0 +1,37 @@
+/** `rego build`: compile policies into an OPA-layout bundle (what `opa build -t wasm` writes). */
+import * as fs from "node:fs";
+import { compile } from "../../pdp/compiler";
+import { writeBundle } from "../../pdp/compiler/bundle";
+import { one, parseArgs, UsageError } from "../args";
+import { collectPolicyInputs } from "../files";
+
+export async function buildCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    values: { "-e": "entrypoint", "--entrypoint": "entrypoint", "-o": "output", "--output": "output", "--revision": "revision" },
+  });
+  const entrypoints = args.values.get("entrypoint") ?? [];
+  const output = one(args, "output") ?? "bundle.tar.gz";
+  if (entrypoints.length === 0) throw new UsageError("at least one entrypoint (-e pkg/rule) is required");
+  if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
+
+  const { sources, data } = collectPolicyInputs(args.positionals);
+  const { wasm } = compile(sources, { entrypoints });
+  const revision = one(args, "revision") ?? "";
+  const bundle = writeBundle({
+    wasm,
+    data,
+    manifest: {
+      revision,
+      roots: [""],
+      rego_version: 1,
+      wasm: entrypoints.map((e) => ({ entrypoint: e, module: "/policy.wasm" })),
+    },
+    sources: sources.map((s) => ({ path: s.file, content: s.source })),
+  });
+  // Write beside the target and rename, so a failed build never leaves half a bundle.
+  const tmp = `${output}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, bundle);
+  fs.renameSync(tmp, output);
+  console.log(`wrote ${output} (${bundle.length} bytes, ${entrypoints.length} entrypoint(s), policy.wasm ${wasm.length} bytes)`);
+  return 0;
+}

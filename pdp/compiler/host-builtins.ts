@@ -1,0 +1,25 @@
+/**
+ * Builtins a compiled module dispatches to its host (`opa_builtinN`), as the
+ * JS functions `loadPolicy(wasm, memory, customBuiltins)` takes.
+ *
+ * `time.now_ns`: a Wasm module has no clock, so the host supplies it. OPA
+ * fixes "now" for a whole evaluation; the host keeps that promise by reading
+ * the clock once per evaluation: call `tick()` right before `evaluate()`.
+ *
+ * `opa.runtime`: what the host discloses about itself; nothing unless told
+ * (OPA's own test harness answers `{}` as well).
+ */
+export class EvaluationClock {
+  private nowNs = 0;
+
+  constructor(private readonly runtimeInfo: Record<string, unknown> = {}) {}
+
+  /** Reads the wall clock: the value every `time.now_ns()` of the next evaluation returns. */
+  tick(): void {
+    this.nowNs = Date.now() * 1e6;
+  }
+
+  builtins(): Record<string, (...args: unknown[]) => unknown> {
+    return { "time.now_ns": () => this.nowNs, "opa.runtime": () => this.runtimeInfo };
+  }
+}

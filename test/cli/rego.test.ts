@@ -1,0 +1,108 @@
+/**
+ * The `portcullis rego` commands, run in-process on real files: build writes
+ * an OPA-layout bundle, eval runs it through the SDK, test reports like
+ * `opa test`.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { main } from "../../cli";
+import { readBundle } from "../../pdp/compiler/bundle";
+
+let dir: string;
+let out: string[];
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-cli-"));
+  out = [];
+  jest.spyOn(console, "log").mockImplementation((...args: unknown[]) => void out.push(args.join(" ")));
+  jest.spyOn(console, "error").mockImplementation((...args: unknown[]) => void out.push(args.join(" ")));
+});
+
+afterEach(() => {
+  jest.restoreAllMocks();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function write(rel: string, content: string): string {
+  const file = path.join(dir, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+const POLICY = `package authz
+
+default allow := false
+
+allow if {
+	input.user in data.authz.admins
+}
+`;
+
+test("rego build writes /policy.wasm, /data.json, /.manifest and the sources", async () => {
+  write("policy/authz.rego", POLICY);
+  write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
+  const bundlePath = path.join(dir, "bundle.tar.gz");
+  expect(await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, "--revision", "r1", path.join(dir, "policy")])).toBe(0);
+
+  const bundle = readBundle(fs.readFileSync(bundlePath));
+  expect(bundle.manifest.revision).toBe("r1");
+  expect(bundle.manifest.wasm).toEqual([{ entrypoint: "authz/allow", module: "/policy.wasm" }]);
+  expect(bundle.data).toEqual({ authz: { admins: ["alice"] } });
+  expect(WebAssembly.validate(bundle.wasm)).toBe(true);
+});
+
+test("rego eval prints the result set of an entrypoint", async () => {
+  write("policy/authz.rego", POLICY);
+  write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
+  const bundlePath = path.join(dir, "bundle.tar.gz");
+  await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, path.join(dir, "policy")]);
+  const input = write("input.json", JSON.stringify({ user: "alice" }));
+  out = [];
+  expect(await main(["rego", "eval", "-b", bundlePath, "-i", input, "authz/allow"])).toBe(0);
+  expect(JSON.parse(out.join("\n"))).toEqual([{ result: true }]);
+
+  const other = write("other.json", JSON.stringify({ user: "mallory" }));
+  out = [];
+  await main(["rego", "eval", "-b", bundlePath, "-i", other, "data.authz.allow"]);
+  expect(JSON.parse(out.join("\n"))).toEqual([{ result: false }]);
+});
+
+test("rego test reports failures with file:line and ends with N passed, N failed", async () => {
+  write("p/authz.rego", POLICY);
+  const testFile = write(
+    "p/authz_test.rego",
+    `package authz_test
+
+import data.authz
+
+test_admin_allowed if {
+	authz.allow with input as {"user": "alice"} with data.authz.admins as ["alice"]
+}
+
+test_wrongly_expects_allow if {
+	authz.allow with input as {"user": "bob"} with data.authz.admins as ["alice"]
+}
+
+todo_test_later if {
+	false
+}
+`,
+  );
+  expect(await main(["rego", "test", path.join(dir, "p")])).toBe(1);
+  expect(out).toContain(`FAIL ${testFile}:9: data.authz_test.test_wrongly_expects_allow: undefined`);
+  expect(out[out.length - 1]).toBe("1 passed, 1 failed, 1 skipped");
+});
+
+test("a build with a policy error exits non-zero and writes no bundle", async () => {
+  write("bad/authz.rego", "package authz\n\nallow if {\n\tx > 1\n}\n");
+  const bundlePath = path.join(dir, "bundle.tar.gz");
+  expect(await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, path.join(dir, "bad")])).toBe(1);
+  expect(out.join("\n")).toMatch(/authz\.rego:4:2: rego_unsafe_var_error: var x is unsafe/);
+  expect(fs.existsSync(bundlePath)).toBe(false);
+});
+
+test("unknown options are usage errors", async () => {
+  expect(await main(["rego", "build", "--no-such-flag"])).toBe(2);
+});
