@@ -1,0 +1,45 @@
+# Shared fixtures of the policy tests: actors and request builders.
+package portcullis_test
+
+import data.portcullis
+
+actors := {
+	"anonymous": {"id": "anonymous", "tenant": null, "roles": []},
+	"member": {"id": "u_alice", "tenant": "t_acme", "roles": ["member"]},
+	"other_member": {"id": "u_bob", "tenant": "t_acme", "roles": ["member"]},
+	"support": {"id": "u_sam", "tenant": "t_acme", "roles": ["support"]},
+	"admin": {"id": "u_carol", "tenant": "t_acme", "roles": ["admin"]},
+	"foreign_admin": {"id": "u_dave", "tenant": "t_globex", "roles": ["admin"]},
+	"none": {"id": "u_nora", "tenant": "t_acme", "roles": []},
+}
+
+resource_types := {id: r.resource | some id, r in data.portcullis.routes}
+
+# A request on a route, with no row known and no body.
+# (object.union merges recursively: to replace the actor, use request_as.)
+request(who, route_id, method, action) := request_as(actors[who], route_id, method, action)
+
+request_as(actor, route_id, method, action) := {
+	"actor": actor,
+	"action": action,
+	"resource": {"type": object.get(resource_types, route_id, "unknown")},
+	"route": {"id": route_id, "method": method, "version": "v2"},
+	"fields": {"submitted": []},
+	"params": [],
+}
+
+decide(who, route_id, method, action) := d if {
+	d := portcullis.decision with input as request(who, route_id, method, action)
+}
+
+# The same request with extra input (a known row, submitted fields, ...).
+decide_with(who, route_id, method, action, extra) := d if {
+	d := portcullis.decision with input as object.union(request(who, route_id, method, action), extra)
+}
+
+# Every expected status of a row of the route x role matrix holds.
+matrix_holds(route_id, method, action, expected) if {
+	every who, status in expected {
+		decide(who, route_id, method, action).status == status
+	}
+}

@@ -1,0 +1,98 @@
+# The route x role matrix: every route id of the table, every role.
+# Rows carry the method and action explicitly, so a change to the table's
+# methods or actions fails here too. Statuses without a known row or body;
+# tenancy, fields and workflow conditions have their own tests.
+package portcullis_test
+
+import data.portcullis
+
+test_health_get if matrix_holds("health.get", "GET", "read", {"anonymous": 200, "none": 200, "member": 200, "support": 200, "admin": 200})
+
+test_metrics_get if matrix_holds("metrics.get", "GET", "read", {"anonymous": 401, "none": 403, "member": 403, "support": 200, "admin": 200})
+
+test_openapi_get if matrix_holds("openapi.get", "GET", "read", {"anonymous": 200, "none": 200, "member": 200, "support": 200, "admin": 200})
+
+test_invoices_get if matrix_holds("invoices.get", "GET", "read", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_invoices_list if matrix_holds("invoices.list", "GET", "list", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_invoices_export if matrix_holds("invoices.export", "GET", "export", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_invoices_batch if matrix_holds("invoices.batch", "POST", "read", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_invoices_approve if matrix_holds("invoices.approve", "POST", "approve", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+# support without a reason and a known owner: 403 (workflow_test.rego)
+test_invoices_refund if matrix_holds("invoices.refund", "POST", "refund", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_invoices_publish if matrix_holds("invoices.publish", "POST", "publish", {"anonymous": 401, "none": 403, "member": 200, "support": 403, "admin": 200})
+
+test_users_invite if matrix_holds("users.invite", "POST", "invite", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_admin_users_suspend if matrix_holds("admin.users.suspend", "POST", "suspend", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_admin_users_disable if matrix_holds("admin.users.disable", "POST", "disable", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_admin_users_ban if matrix_holds("admin.users.ban", "POST", "ban", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_admin_export if matrix_holds("admin.export", "POST", "export", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_users_me_get if matrix_holds("users.me.get", "GET", "read", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_users_me_update if matrix_holds("users.me.update", "PATCH", "update", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_search_get if matrix_holds("search.get", "GET", "search", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
+
+test_internal_reports_export_get if matrix_holds("internal.reports.export", "GET", "export", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_internal_reports_export_post if matrix_holds("internal.reports.export", "POST", "export", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+test_role_denials_say_role_required if {
+	every route_id in ["metrics.get", "invoices.approve", "users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export", "internal.reports.export"] {
+		r := data.portcullis.routes[route_id]
+		decide("member", route_id, r.methods[0], r.action).reason == "role_required"
+	}
+}
+
+test_every_route_in_the_table_is_tested if {
+	tested := {
+		"health.get", "metrics.get", "openapi.get",
+		"invoices.get", "invoices.list", "invoices.export", "invoices.batch",
+		"invoices.approve", "invoices.refund", "invoices.publish",
+		"users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export",
+		"users.me.get", "users.me.update", "search.get", "internal.reports.export",
+	}
+	object.keys(data.portcullis.routes) == tested
+}
+
+test_unlisted_methods_of_known_routes_are_denied if {
+	every route_id, r in data.portcullis.routes {
+		every method in {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"} - {m | some m in r.methods} {
+			decide("admin", route_id, method, r.action).reason == "method_not_allowed"
+		}
+	}
+}
+
+test_several_roles_use_the_first_granted_in_precedence if {
+	multi := {"id": "u_max", "tenant": "t_acme", "roles": ["member", "support"]}
+	d := portcullis.decision with input as request_as(multi, "invoices.get", "GET", "read")
+
+	# support's grant, not member's: tenant-wide rows with support's fields,
+	# never member's customer fields on every tenant row
+	d.scope == {"tenant_id": "t_acme"}
+	not "customer_email" in d.fields.read
+}
+
+test_multi_role_falls_back_to_the_role_the_route_grants if {
+	multi := {"id": "u_max", "tenant": "t_acme", "roles": ["support", "member"]}
+	d := portcullis.decision with input as request_as(multi, "invoices.publish", "POST", "publish")
+	d.allow
+	d.scope == {"tenant_id": "t_acme", "owner_id": "u_max"}
+}
+
+test_unknown_roles_grant_nothing if {
+	eve := {"id": "u_eve", "tenant": "t_acme", "roles": ["superuser", "root", "Admin"]}
+	d := portcullis.decision with input as request_as(eve, "admin.export", "POST", "export")
+	d.status == 403
+	d.reason == "role_required"
+}

@@ -1,0 +1,93 @@
+# Workflow actions on invoices: approve, refund, publish, each its own rule.
+package portcullis_test
+
+import data.portcullis
+
+bobs_invoice := {"type": "invoice", "id": "inv_2", "tenant": "t_acme", "owner": "u_bob"}
+
+alices_invoice := {"type": "invoice", "id": "inv_1", "tenant": "t_acme", "owner": "u_alice"}
+
+sams_invoice := {"type": "invoice", "id": "inv_3", "tenant": "t_acme", "owner": "u_sam"}
+
+test_approve_is_admin_only if {
+	decide_with("admin", "invoices.approve", "POST", "approve", {"resource": bobs_invoice}).allow
+	every who in ["member", "other_member", "support", "none"] {
+		d := decide_with(who, "invoices.approve", "POST", "approve", {"resource": bobs_invoice})
+		d.status == 403
+		d.reason == "role_required"
+	}
+}
+
+test_member_cannot_approve_own_invoice if {
+	decide_with("member", "invoices.approve", "POST", "approve", {"resource": alices_invoice}).reason == "role_required"
+}
+
+test_refund_by_admin if {
+	d := decide_with("admin", "invoices.refund", "POST", "refund", {"resource": bobs_invoice, "fields": {"submitted": ["amount_cents"]}})
+	d.allow
+	d.scope == {"tenant_id": "t_acme"}
+	d.fields.write == ["amount_cents", "reason"]
+}
+
+test_refund_by_support_with_reason_on_another_users_invoice if {
+	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": bobs_invoice, "fields": {"submitted": ["reason", "amount_cents"]}})
+	d.allow
+	d.scope == {"tenant_id": "t_acme"}
+}
+
+test_refund_by_support_needs_a_reason if {
+	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": bobs_invoice, "fields": {"submitted": ["amount_cents"]}})
+	d.status == 403
+	d.reason == "refund_reason_required"
+}
+
+test_refund_by_support_needs_a_known_owner if {
+	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": {"type": "invoice", "id": "inv_2"}, "fields": {"submitted": ["reason"]}})
+	d.status == 403
+	d.reason == "resource_owner_required"
+}
+
+test_refund_by_support_of_own_invoice_is_denied if {
+	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": sams_invoice, "fields": {"submitted": ["reason"]}})
+	d.status == 403
+	d.reason == "separation_of_duties"
+}
+
+test_refund_by_support_of_foreign_tenant_is_404 if {
+	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": object.union(bobs_invoice, {"tenant": "t_globex"}), "fields": {"submitted": ["reason"]}})
+	d.status == 404
+}
+
+test_refund_by_member_is_denied_even_for_own_invoice if {
+	d := decide_with("member", "invoices.refund", "POST", "refund", {"resource": alices_invoice, "fields": {"submitted": ["reason"]}})
+	d.reason == "role_required"
+}
+
+test_publish_by_owning_member if {
+	d := decide_with("member", "invoices.publish", "POST", "publish", {"resource": alices_invoice})
+	d.allow
+	d.scope == {"tenant_id": "t_acme", "owner_id": "u_alice"}
+}
+
+test_publish_by_another_member_is_404 if {
+	d := decide_with("member", "invoices.publish", "POST", "publish", {"resource": bobs_invoice})
+	d.status == 404
+	d.reason == "not_found"
+}
+
+test_publish_by_admin_is_tenant_wide if {
+	d := decide_with("admin", "invoices.publish", "POST", "publish", {"resource": bobs_invoice})
+	d.allow
+	d.scope == {"tenant_id": "t_acme"}
+}
+
+test_publish_by_support_is_denied if {
+	decide_with("support", "invoices.publish", "POST", "publish", {"resource": bobs_invoice}).reason == "role_required"
+}
+
+test_workflow_actions_take_no_body_except_refund if {
+	every route_id in ["invoices.approve", "invoices.publish"] {
+		r := data.portcullis.routes[route_id]
+		decide_with("admin", route_id, "POST", r.action, {"fields": {"submitted": ["status"]}}).reason == "field_not_writable"
+	}
+}
