@@ -50,7 +50,7 @@ test("rego build writes /policy.wasm, /data.json, /.manifest and the sources", a
   expect(bundle.manifest.revision).toBe("r1");
   expect(bundle.manifest.wasm).toEqual([{ entrypoint: "authz/allow", module: "/policy.wasm" }]);
   expect(bundle.data).toEqual({ authz: { admins: ["alice"] } });
-  expect(WebAssembly.validate(bundle.wasm)).toBe(true);
+  expect(WebAssembly.validate(new Uint8Array(bundle.wasm))).toBe(true);
 });
 
 test("rego eval prints the result set of an entrypoint", async () => {

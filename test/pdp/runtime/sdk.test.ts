@@ -158,7 +158,7 @@ function probes() {
   const fail = () => {
     throw new Error("unexpected host call");
   };
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(wasm)), {
     env: { memory, opa_abort: fail, opa_println: fail, opa_builtin0: fail, opa_builtin1: fail, opa_builtin2: fail, opa_builtin3: fail, opa_builtin4: fail },
   });
   return { memory, x: instance.exports as Record<string, (...a: number[]) => number> };
