@@ -1,0 +1,97 @@
+/**
+ * One decision, synchronously, fail-closed, on the record.
+ *
+ *   const d = decide(engine, { entrypoint: "portcullis/decision", log, logger }, input, { reqId: 7 });
+ *
+ * Whatever goes wrong — no active bundle, an evaluation error, an undefined
+ * or malformed result — the answer is a deny with status 503 and a stable
+ * reason (`policy_unavailable`, `policy_error`, `invalid_decision`), so the
+ * API answers 503 and never 200. Every decision, allow or deny, including
+ * the ones the PDP makes itself, is handed to the decision log exactly once,
+ * with the evaluator of the bundle that decided (for mask/drop).
+ *
+ * decide() never throws.
+ */
+import { randomUUID } from "node:crypto";
+import { messageOf, PdpError, type DecisionFailureCode } from "./errors";
+import type { Engine } from "./engine";
+import type { Logger } from "./logger";
+import type { Decision, DecisionContext, DecisionInput, DecisionLog, DecisionRecord, RecordedDecision } from "./types";
+import { validateDecision } from "./validate";
+
+export interface DecideDeps {
+  /** Slash form, e.g. `portcullis/decision`. */
+  entrypoint: string;
+  log: DecisionLog;
+  logger: Logger;
+}
+
+/** The PDP's own deny: the API answers 503 with this reason. */
+export function failureDecision(reason: DecisionFailureCode): Decision {
+  return { allow: false, status: 503, reason, scope: {}, fields: { read: [], write: [] } };
+}
+
+export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionInput, context: DecisionContext = {}): RecordedDecision {
+  const decisionId = randomUUID();
+  const revision = engine?.revision ?? "";
+  let decision: Decision;
+  let result: unknown;
+  let error: { code: DecisionFailureCode; message: string } | undefined;
+  let evalNs = 0;
+
+  if (engine === null) {
+    error = { code: "policy_unavailable", message: "no policy bundle is active" };
+  } else {
+    const t0 = process.hrtime.bigint();
+    try {
+      result = engine.evaluate(deps.entrypoint, input);
+    } catch (err) {
+      error = { code: "policy_error", message: messageOf(err) };
+    }
+    evalNs = Number(process.hrtime.bigint() - t0);
+  }
+  if (error === undefined) {
+    try {
+      decision = validateDecision(result, input?.actor);
+    } catch (err) {
+      const code = err instanceof PdpError && err.code === "invalid_decision" ? "invalid_decision" : "policy_error";
+      error = { code, message: messageOf(err) };
+      decision = failureDecision(code);
+    }
+  } else {
+    decision = failureDecision(error.code);
+  }
+
+  const record: DecisionRecord = {
+    decisionId,
+    path: deps.entrypoint,
+    input,
+    revision,
+    context,
+    evalNs,
+    evaluate: engine?.evaluator ?? null,
+  };
+  if (result !== undefined) record.result = result;
+  if (error !== undefined) record.error = error;
+  try {
+    deps.log.record(record);
+  } catch (err) {
+    // The log promises not to throw; if it does, the decision still stands
+    // (a deny stays a deny) and the failure is visible in the server log.
+    safeLog(deps.logger, { level: "error", event: "pdp.decision_log_failed", decision_id: decisionId, message: messageOf(err) });
+  }
+  if (error !== undefined) {
+    // Codes and messages only: the input stays in the decision log, where masking applies.
+    safeLog(deps.logger, { level: "error", event: "pdp.decision_failed", decision_id: decisionId, path: deps.entrypoint, revision, code: error.code, message: error.message });
+  }
+  const { allow, status, reason, scope, fields } = decision;
+  return { allow, status, reason, scope, fields, decisionId, revision };
+}
+
+function safeLog(logger: Logger, entry: Parameters<Logger>[0]): void {
+  try {
+    logger(entry);
+  } catch {
+    // A broken logger must not turn a decision into an exception.
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Strict validation of the policy's answer: only a well-formed decision
+ * reaches the API; anything else is `invalid_decision` (a 503 deny).
+ *
+ *   const decision = validateDecision(result, input.actor); // throws PdpError
+ *
+ * The rules (the API relies on each of them):
+ * - exactly the keys allow, status, reason, scope, fields; scope only
+ *   tenant_id / owner_id; fields exactly read / write. An unknown key is
+ *   refused rather than ignored: a misspelt `scope.tenantId` would otherwise
+ *   silently drop a row filter.
+ * - allow boolean; status an integer 100-599; reason a non-empty string;
+ *   scope values non-empty strings; fields.read / fields.write arrays of strings.
+ * - an allow carries status 200. A deny carries a 4xx/5xx status: a deny
+ *   answered with 2xx/3xx would look like success to the client.
+ * - an allow for a tenant-bound actor (actor.tenant set) carries a
+ *   scope.tenant_id, so every query of that request is tenant-filtered.
+ *   Whether it must equal the actor's tenant is the policy's call (support
+ *   staff may act for another tenant); the PDP only refuses an unscoped allow.
+ */
+import { PdpError } from "./errors";
+import type { Actor, Decision, DecisionScope } from "./types";
+
+const DECISION_KEYS = ["allow", "status", "reason", "scope", "fields"];
+const SCOPE_KEYS = ["tenant_id", "owner_id"];
+const FIELDS_KEYS = ["read", "write"];
+
+export function validateDecision(value: unknown, actor: Actor | undefined): Decision {
+  if (value === undefined) fail("the decision is undefined (no rule matched and there is no default)");
+  const d = object(value, "decision");
+  onlyKeys(d, DECISION_KEYS, "decision");
+  if (typeof d.allow !== "boolean") fail("allow must be a boolean");
+  const status = d.status;
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) {
+    fail("status must be an integer from 100 to 599");
+  }
+  if (typeof d.reason !== "string" || d.reason === "") fail("reason must be a non-empty string");
+
+  const s = object(d.scope, "scope");
+  onlyKeys(s, SCOPE_KEYS, "scope");
+  const scope: DecisionScope = {};
+  for (const key of SCOPE_KEYS as Array<keyof DecisionScope>) {
+    const v = s[key];
+    if (v === undefined) continue;
+    if (typeof v !== "string" || v === "") fail(`scope.${key} must be a non-empty string`);
+    scope[key] = v;
+  }
+
+  const f = object(d.fields, "fields");
+  onlyKeys(f, FIELDS_KEYS, "fields");
+  const read = strings(f.read, "fields.read");
+  const write = strings(f.write, "fields.write");
+
+  if (d.allow) {
+    if (status !== 200) fail(`an allow must carry status 200, not ${status}`);
+    if (typeof actor?.tenant === "string" && actor.tenant !== "" && scope.tenant_id === undefined) {
+      fail("an allow for a tenant-bound actor must carry scope.tenant_id");
+    }
+  } else if (status < 400) {
+    fail(`a deny must carry a 4xx or 5xx status, not ${status}`);
+  }
+  return { allow: d.allow, status, reason: d.reason, scope, fields: { read, write } };
+}
+
+function fail(message: string): never {
+  throw new PdpError("invalid_decision", message);
+}
+
+function object(v: unknown, what: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(`${what} must be an object`);
+  return v as Record<string, unknown>;
+}
+
+function onlyKeys(o: Record<string, unknown>, allowed: string[], what: string): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) fail(`${what} has an unknown key ${JSON.stringify(k)} (allowed: ${allowed.join(", ")})`);
+  }
+}
+
+function strings(v: unknown, what: string): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) fail(`${what} must be an array of strings`);
+  return [...(v as string[])];
+}

@@ -1,0 +1,66 @@
+/** Engine: one bundle through @open-policy-agent/opa-wasm — data, entrypoints, falsy inputs, the host clock, aborts. */
+import { Engine } from "../../pdp/engine";
+import { PdpError } from "../../pdp/errors";
+import { bundleOf } from "./fixtures";
+
+const REGO = `package t
+
+echo := input
+
+now := time.now_ns()
+
+greeting := data.config.greeting
+
+conflict := 1 if input.boom
+conflict := 2 if input.boom
+`;
+
+const entrypoints = ["t/echo", "t/now", "t/greeting", "t/conflict"];
+
+async function engine(): Promise<Engine> {
+  return Engine.load(bundleOf({ rego: [REGO], entrypoints, data: { config: { greeting: "hello" } }, revision: "e1" }), "test");
+}
+
+describe("Engine", () => {
+  test("knows its revision, source, digest and entrypoints, and sees the bundle's data", async () => {
+    const e = await engine();
+    expect(e.revision).toBe("e1");
+    expect(e.source).toBe("test");
+    expect(e.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(e.entrypoints).toEqual([...entrypoints].sort());
+    expect(e.evaluate("t/greeting", {})).toBe("hello");
+  });
+
+  test.each([false, 0, "", null, { a: [1] }])("passes the input %j through unchanged, falsy ones included", async (input) => {
+    expect((await engine()).evaluate("t/echo", input)).toEqual(input);
+  });
+
+  test("an undefined rule is undefined, not an error", async () => {
+    expect((await engine()).evaluate("t/conflict", {})).toBeUndefined();
+  });
+
+  test("time.now_ns comes from the host clock, read per evaluation", async () => {
+    const e = await engine();
+    const before = Date.now() * 1e6;
+    const now = e.evaluate("t/now", {}) as number;
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now() * 1e6);
+  });
+
+  test("an abort and an unknown entrypoint are policy_error; the engine keeps working", async () => {
+    const e = await engine();
+    expect(() => e.evaluate("t/conflict", { boom: true })).toThrow(PdpError);
+    expect(() => e.evaluate("t/nope", {})).toThrow(expect.objectContaining({ code: "policy_error" }));
+    expect(e.evaluate("t/echo", { ok: 1 })).toEqual({ ok: 1 });
+  });
+
+  test("the evaluator answers undefined for an entrypoint the bundle lacks", async () => {
+    const e = await engine();
+    expect(e.evaluator("system/log/mask", {})).toBeUndefined();
+    expect(e.evaluator("t/greeting", {})).toBe("hello");
+  });
+
+  test("bytes that are not a bundle are bundle_invalid", async () => {
+    await expect(Engine.load(Buffer.from("x"), "test")).rejects.toMatchObject({ code: "bundle_invalid" });
+  });
+});

@@ -1,0 +1,61 @@
+/** The strict decision shape: what is accepted, and each way a result is refused as invalid_decision. */
+import { PdpError } from "../../pdp/errors";
+import type { Actor } from "../../pdp/types";
+import { validateDecision } from "../../pdp/validate";
+
+const tenantActor: Actor = { id: "u_alice", tenant: "t_acme", roles: ["member"] };
+const anonymous: Actor = { id: "anonymous", tenant: null, roles: [] };
+
+const allow = () => ({ allow: true, status: 200, reason: "ok", scope: { tenant_id: "t_acme", owner_id: "u_alice" }, fields: { read: ["id"], write: [] } });
+const deny = () => ({ allow: false, status: 404, reason: "not_found", scope: {}, fields: { read: [], write: [] } });
+
+function refusal(value: unknown, actor: Actor = tenantActor): string {
+  try {
+    validateDecision(value, actor);
+  } catch (err) {
+    expect(err).toBeInstanceOf(PdpError);
+    expect((err as PdpError).code).toBe("invalid_decision");
+    return (err as Error).message;
+  }
+  throw new Error("accepted");
+}
+
+describe("validateDecision", () => {
+  test("accepts a scoped allow and a deny, and returns a copy", () => {
+    const value = allow();
+    const d = validateDecision(value, tenantActor);
+    expect(d).toEqual(value);
+    value.fields.read.push("secret");
+    expect(d.fields.read).toEqual(["id"]);
+    expect(validateDecision(deny(), tenantActor)).toEqual(deny());
+  });
+
+  test("an allow without a tenant scope is fine for an actor with no tenant", () => {
+    expect(validateDecision({ ...allow(), scope: {} }, anonymous).allow).toBe(true);
+  });
+
+  test.each<[string, unknown, string]>([
+    ["undefined", undefined, "undefined"],
+    ["not an object", true, "decision must be an object"],
+    ["an array", [allow()], "decision must be an object"],
+    ["allow not boolean", { ...allow(), allow: "true" }, "allow must be a boolean"],
+    ["status missing", { ...deny(), status: undefined }, "status"],
+    ["status fractional", { ...deny(), status: 403.5 }, "status"],
+    ["status out of range", { ...deny(), status: 600 }, "status"],
+    ["reason empty", { ...deny(), reason: "" }, "reason"],
+    ["scope missing", { ...deny(), scope: undefined }, "scope must be an object"],
+    ["scope with an unknown key", { ...allow(), scope: { tenantId: "t_acme" } }, 'unknown key "tenantId"'],
+    ["scope value not a string", { ...allow(), scope: { tenant_id: 7 } }, "scope.tenant_id"],
+    ["scope value empty", { ...allow(), scope: { tenant_id: "t_acme", owner_id: "" } }, "scope.owner_id"],
+    ["fields.read not strings", { ...allow(), fields: { read: [1], write: [] } }, "fields.read"],
+    ["fields.write missing", { ...allow(), fields: { read: [] } }, "fields.write"],
+    ["fields with an unknown key", { ...allow(), fields: { read: [], write: [], admin: [] } }, 'unknown key "admin"'],
+    ["an unknown top-level key", { ...allow(), obligations: [] }, 'unknown key "obligations"'],
+    ["allow with status 201", { ...allow(), status: 201 }, "status 200"],
+    ["deny with status 200", { ...deny(), status: 200 }, "4xx or 5xx"],
+    ["deny with a redirect", { ...deny(), status: 302 }, "4xx or 5xx"],
+    ["unscoped allow for a tenant-bound actor", { ...allow(), scope: { owner_id: "u_alice" } }, "scope.tenant_id"],
+  ])("refuses %s", (_name, value, message) => {
+    expect(refusal(value)).toContain(message);
+  });
+});
