@@ -2,11 +2,13 @@
  * `npx portcullis <command>`: the project's single command line.
  *
  *   rego build|eval|test|plan|conformance   the Rego -> Wasm toolchain
+ *   decisions                               read the decision log (auditors)
  *   events                                  read the security events (auditors)
  *
  * Later issues add their commands here. Every command returns its exit code.
  */
 import { UsageError } from "./args";
+import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
 import { regoCommand } from "./rego";
 
@@ -18,6 +20,7 @@ commands:
   rego test <files or dirs>
   rego plan -e <pkg/rule> [-e ...] <files or dirs>
   rego conformance <dir> [--json report.json] [--min 0.8]
+  ${DECISIONS_USAGE}
   ${EVENTS_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -26,6 +29,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "rego":
         return await regoCommand(rest);
+      case "decisions":
+        return await decisionsCommand(rest);
       case "events":
         return await eventsCommand(rest);
       case undefined:

@@ -1,0 +1,42 @@
+/**
+ * Errors of the decision log, each with a stable machine-readable code so
+ * operators and tests can tell them apart without parsing messages.
+ */
+export type DecisionLogErrorCode =
+  /** createDecisionLog options are invalid (bad URL, non-positive limits). */
+  | "log_config_invalid"
+  /** The mask policy returned something that is not a set of rules. */
+  | "mask_invalid_result"
+  /** A mask rule is malformed (bad op, bad pointer, pointer outside /input, /result, /nd_builtin_cache). */
+  | "mask_invalid_rule"
+  /** Evaluating the mask policy threw. */
+  | "mask_eval_error"
+  /** Evaluating the drop policy threw or returned a non-boolean. */
+  | "drop_eval_error"
+  /** The event could not be built (e.g. an input that is not JSON). */
+  | "event_build_error"
+  /** A batch could not be written to SQLite; it stays queued. */
+  | "sqlite_write_failed"
+  /** A chunk upload failed (network error or non-2xx reply); it is requeued. */
+  | "http_upload_failed"
+  /** One event alone is larger than the upload size limit, even without nd_builtin_cache. */
+  | "event_too_large"
+  /** The decisions database does not exist (CLI / query). */
+  | "decisions_db_missing"
+  /** A query filter is invalid (CLI / query). */
+  | "decisions_bad_filter";
+
+export class DecisionLogError extends Error {
+  constructor(
+    readonly code: DecisionLogErrorCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = "DecisionLogError";
+  }
+}
+
+/** The message of anything thrown, without its stack (stacks can carry input values). */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

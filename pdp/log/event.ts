@@ -1,0 +1,104 @@
+/**
+ * Builds one decision-log event in OPA's EventV1 shape from the record the
+ * PDP hands over (see shared/design/decision-log-format.md). Only
+ * decision_id, labels and timestamp are always present; every other field is
+ * left out when empty, as OPA does.
+ *
+ * The input and result are deep-copied through JSON here: masking edits the
+ * copy, never the PDP's objects, and a later change by the caller cannot
+ * alter what was logged.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { DecisionEvent, DecisionRecord } from "../types";
+
+/** Who emits the events: OPA's `labels` (id and version always, plus configured ones). */
+export interface EventSource {
+  instanceId: string;
+  version: string;
+  labels: Record<string, string>;
+  /** The name under which the deciding bundle's revision is reported in `bundles`. */
+  bundleName: string;
+}
+
+export function buildEvent(record: DecisionRecord, source: EventSource, timestamp: string): DecisionEvent {
+  // Configured labels first: id and version identify the instance and must not be overridden.
+  const event: DecisionEvent = {
+    decision_id: record.decisionId,
+    labels: { ...source.labels, id: source.instanceId, version: source.version },
+    timestamp,
+  };
+  if (record.path) event.path = record.path.replace(/^data[./]/, "").replace(/^\/+/, "");
+  const input = jsonCopy(record.input);
+  if (input !== undefined) event.input = input;
+  const result = jsonCopy(record.result);
+  if (result !== undefined) event.result = result;
+  if (record.revision) event.bundles = { [source.bundleName]: { revision: record.revision } };
+  if (record.context?.requestedBy) event.requested_by = record.context.requestedBy;
+  if (typeof record.context?.reqId === "number") event.req_id = record.context.reqId;
+  if (Number.isFinite(record.evalNs) && record.evalNs >= 0) {
+    event.metrics = { timer_rego_query_eval_ns: Math.round(record.evalNs) };
+  }
+  if (record.error) event.error = { code: String(record.error.code), message: String(record.error.message) };
+  return event;
+}
+
+/** A JSON-only deep copy; throws on values JSON cannot carry faithfully (cycles, BigInt). */
+function jsonCopy(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+// --- time: RFC 3339 UTC with nanosecond digits -----------------------------
+
+let anchorNs = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+
+/**
+ * Wall-clock time in nanoseconds: the monotonic clock gives the sub-millisecond
+ * digits; the anchor is re-taken when the wall clock moved (NTP step) by more
+ * than a millisecond, so timestamps stay true to the wall clock.
+ */
+export function nowNs(): bigint {
+  let ns = anchorNs + process.hrtime.bigint();
+  const wallMs = BigInt(Date.now());
+  const drift = ns / 1_000_000n - wallMs;
+  if (drift > 1n || drift < -1n) {
+    anchorNs = wallMs * 1_000_000n - process.hrtime.bigint();
+    ns = anchorNs + process.hrtime.bigint();
+  }
+  return ns;
+}
+
+/** `2026-11-21T14:12:13.123456789Z`: fixed width, so text order is time order (SQLite queries rely on it). */
+export function formatTimestamp(ns: bigint): string {
+  const seconds = ns / 1_000_000_000n;
+  const iso = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
+  const fraction = (ns % 1_000_000_000n).toString().padStart(9, "0");
+  return `${iso}.${fraction}Z`;
+}
+
+/** A point in time as the log's timestamp text (for range queries); throws on an unparsable time. */
+export function timestampOf(date: Date): string {
+  const ms = date.getTime();
+  if (!Number.isFinite(ms)) throw new RangeError("invalid time");
+  return formatTimestamp(BigInt(ms) * 1_000_000n);
+}
+
+let cachedVersion: string | undefined;
+
+/** The portcullis package version, found by walking up from this module (works from source and dist/). */
+export function packageVersion(): string {
+  if (cachedVersion !== undefined) return cachedVersion;
+  let dir = __dirname;
+  for (;;) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "portcullis") return (cachedVersion = String(pkg.version ?? "unknown"));
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return (cachedVersion = "unknown");
+    dir = parent;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * What every decision-log sink offers (SQLite, console, remote HTTP): a
+ * non-blocking write, a flush that drains, and counters that account for
+ * every event handed to it (written + pending + dropped).
+ */
+import type { DecisionLogError } from "./errors";
+import type { LogEvent } from "./mask";
+
+export interface SinkStats {
+  /** Events delivered (committed, printed, acknowledged by the receiver). */
+  written: number;
+  /** Events waiting to be delivered. */
+  pending: number;
+  /** Events given up on (buffer full, too large, still pending at close): counted, never silent. */
+  dropped: number;
+  /** Failed delivery attempts (each is retried). */
+  failures: number;
+}
+
+export interface Sink {
+  readonly name: string;
+  /** Queues the event; never throws, never waits for I/O. */
+  write(event: LogEvent): void;
+  /** Delivers everything queued (bounded retries for remote sinks). */
+  flush(): Promise<void>;
+  /** Flushes, then releases the sink; events still pending are counted as dropped. */
+  close(): Promise<void>;
+  stats(): SinkStats;
+}
+
+/** Where sinks report failures: codes and messages only, never event contents. */
+export type ErrorReporter = (error: DecisionLogError) => void;

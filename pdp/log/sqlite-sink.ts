@@ -1,0 +1,115 @@
+/**
+ * The local, authoritative decision log: events are queued in memory and
+ * written to SQLite in batches, one transaction per batch, on a short timer
+ * or as soon as a batch is full. `write` only queues, so a decision never
+ * waits for the disk. A failed batch stays queued and is retried on the
+ * next tick; a full queue drops its oldest events and counts them.
+ */
+import type Database from "better-sqlite3";
+import { BoundedBuffer } from "./buffer";
+import { DecisionLogError, messageOf } from "./errors";
+import type { LogEvent } from "./mask";
+import type { ErrorReporter, Sink, SinkStats } from "./sink";
+import { openForAppend, rowOf } from "./store";
+
+export interface SqliteSinkOptions {
+  file: string;
+  /** Longest time an event waits in memory before its batch is written (default 100 ms). */
+  flushIntervalMs?: number;
+  /** Events per transaction; a full batch is written at once (default 500). */
+  batchSize?: number;
+  /** Events held in memory while the disk fails (default 100000). */
+  bufferLimit?: number;
+  onError: ErrorReporter;
+}
+
+export class SqliteSink implements Sink {
+  readonly name = "sqlite";
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  private readonly queue: BoundedBuffer<LogEvent>;
+  private readonly intervalMs: number;
+  private readonly batchSize: number;
+  private timer: NodeJS.Timeout | undefined;
+  private written = 0;
+  private failures = 0;
+  /** Events whose decision_id was already in the log (kept once, the first one wins). */
+  private duplicates = 0;
+  private closed = false;
+
+  constructor(private readonly options: SqliteSinkOptions) {
+    this.db = openForAppend(options.file);
+    this.insert = this.db.prepare(
+      `INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, event)
+       VALUES (@decision_id, @timestamp, @path, @actor_id, @allowed, @status, @reason, @revision, @event)
+       ON CONFLICT (decision_id) DO NOTHING`,
+    );
+    this.queue = new BoundedBuffer(options.bufferLimit ?? 100_000);
+    this.intervalMs = options.flushIntervalMs ?? 100;
+    this.batchSize = options.batchSize ?? 500;
+  }
+
+  write(event: LogEvent): void {
+    if (this.closed) {
+      this.queue.countDropped();
+      return;
+    }
+    this.queue.push(event);
+    this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
+  }
+
+  async flush(): Promise<void> {
+    this.cancelTimer();
+    this.writeQueued();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    this.queue.discardAll();
+    this.db.close();
+  }
+
+  stats(): SinkStats & { duplicates: number } {
+    return { written: this.written, pending: this.queue.size, dropped: this.queue.dropped, failures: this.failures, duplicates: this.duplicates };
+  }
+
+  /** Writes the queue out batch by batch; stops at the first failing batch (it is retried later). */
+  private writeQueued(): void {
+    while (this.queue.size > 0) {
+      const batch = this.queue.take(this.batchSize);
+      try {
+        const inserted = this.db.transaction((events: LogEvent[]) => {
+          let n = 0;
+          for (const event of events) n += this.insert.run(rowOf(event)).changes;
+          return n;
+        })(batch);
+        this.written += inserted;
+        this.duplicates += batch.length - inserted;
+      } catch (err) {
+        this.failures++;
+        this.queue.requeue(batch);
+        this.options.onError(new DecisionLogError("sqlite_write_failed", `${batch.length} events kept for retry: ${messageOf(err)}`));
+        if (!this.closed) this.schedule(this.intervalMs);
+        return;
+      }
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer && delayMs > 0) return;
+    this.cancelTimer();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.writeQueued();
+    }, delayMs);
+    // The log must not keep a finished process alive; shutdown calls close(), which flushes.
+    this.timer.unref();
+  }
+
+  private cancelTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

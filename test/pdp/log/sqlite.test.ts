@@ -1,0 +1,119 @@
+/**
+ * The SQLite sink on real files: every record exactly once, batched writes
+ * that record() never waits for, append-only triggers, WAL mode, the
+ * indexes queries use, and a log that survives a close and reopen.
+ */
+import * as path from "node:path";
+import Database from "better-sqlite3";
+import { createDecisionLog } from "../../../pdp/log";
+import { openForRead } from "../../../pdp/log/store";
+import { queryDecisions } from "../../../pdp/log/query";
+import { DENIED_RESULT, makeRecord, tempDir } from "./fixtures";
+
+function countRows(file: string): { rows: number; ids: number } {
+  const db = openForRead(file);
+  const counts = db.prepare("SELECT count(*) AS rows, count(DISTINCT decision_id) AS ids FROM decisions").get() as { rows: number; ids: number };
+  db.close();
+  return counts;
+}
+
+test("N records become N rows with unique ids, written in batches after record() returns", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: { file, batchSize: 64 } });
+  const records = Array.from({ length: 300 }, (_, i) => makeRecord(i % 3 === 0 ? { result: DENIED_RESULT } : {}));
+  for (const r of records.slice(0, 10)) log.record(r);
+  // record() only queued: nothing has reached the file yet.
+  expect(countRows(file)).toEqual({ rows: 0, ids: 0 });
+  for (const r of records.slice(10)) log.record(r);
+  await log.flush();
+  expect(countRows(file)).toEqual({ rows: 300, ids: 300 });
+  expect(log.stats()).toEqual(expect.objectContaining({ recorded: 300, logged: 300, internalErrors: 0 }));
+  expect(log.stats().sinks.sqlite).toEqual({ written: 300, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+  await log.close();
+
+  const db = openForRead(file);
+  const ids = (db.prepare("SELECT decision_id FROM decisions ORDER BY seq").all() as Array<{ decision_id: string }>).map((r) => r.decision_id);
+  expect(ids).toEqual(records.map((r) => r.decisionId));
+  const denied = db.prepare("SELECT count(*) AS n FROM decisions WHERE allowed = 0 AND status = 403 AND reason = 'role_required'").get() as { n: number };
+  expect(denied.n).toBe(100);
+  db.close();
+});
+
+test("the same decision id twice is kept once (the first event wins)", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: file });
+  const first = makeRecord();
+  log.record(first);
+  log.record({ ...first, result: DENIED_RESULT });
+  await log.close();
+  expect(countRows(file)).toEqual({ rows: 1, ids: 1 });
+  expect(log.stats().sinks.sqlite).toEqual(expect.objectContaining({ written: 1, duplicates: 1 }));
+  const db = openForRead(file);
+  expect(queryDecisions(db, { id: first.decisionId })[0].allowed).toBe(true);
+  db.close();
+});
+
+test("the table is append-only: UPDATE, DELETE and INSERT OR REPLACE are refused", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: file });
+  const record = makeRecord();
+  log.record(record);
+  await log.close();
+
+  const db = new Database(file);
+  expect(() => db.prepare("UPDATE decisions SET allowed = 0").run()).toThrow(/append-only: UPDATE refused/);
+  expect(() => db.prepare("DELETE FROM decisions").run()).toThrow(/append-only: DELETE refused/);
+  db.prepare("INSERT OR REPLACE INTO decisions (decision_id, timestamp, allowed, event) VALUES (?, '2000-01-01T00:00:00.000000000Z', 0, '{}')").run(record.decisionId);
+  const rows = db.prepare("SELECT timestamp, allowed FROM decisions").all() as Array<{ timestamp: string; allowed: number }>;
+  expect(rows).toHaveLength(1);
+  expect(rows[0].allowed).toBe(1);
+  expect(rows[0].timestamp).not.toBe("2000-01-01T00:00:00.000000000Z");
+  db.close();
+});
+
+test("WAL mode, and the queries by actor, path, result and time use their indexes", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: file });
+  log.record(makeRecord());
+  await log.close();
+  const db = new Database(file, { readonly: true });
+  expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+  const plan = (where: string) =>
+    (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM decisions WHERE ${where}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(" ");
+  expect(plan("actor_id = 'u_alice'")).toMatch(/decisions_by_actor/);
+  expect(plan("path = 'portcullis/decision'")).toMatch(/decisions_by_path/);
+  expect(plan("allowed = 0")).toMatch(/decisions_by_allowed/);
+  expect(plan("timestamp >= '2026-01-01'")).toMatch(/decisions_by_time/);
+  db.close();
+});
+
+test("the log survives a close and reopen: old events intact, new ones appended", async () => {
+  const file = path.join(tempDir(), "nested", "dir", "decisions.db");
+  const first = createDecisionLog({ db: file });
+  const before = Array.from({ length: 10 }, () => makeRecord());
+  for (const r of before) first.record(r);
+  await first.close();
+  let db = openForRead(file);
+  const snapshot = queryDecisions(db, { limit: 100 });
+  db.close();
+
+  const second = createDecisionLog({ db: file });
+  const after = Array.from({ length: 5 }, () => makeRecord({ result: DENIED_RESULT }));
+  for (const r of after) second.record(r);
+  await second.close();
+
+  db = openForRead(file);
+  const all = queryDecisions(db, { limit: 100 });
+  db.close();
+  expect(all).toHaveLength(15);
+  expect(new Set(all.map((e) => e.decision_id))).toEqual(new Set([...before, ...after].map((r) => r.decisionId)));
+  for (const old of snapshot) expect(all.find((e) => e.decision_id === old.decision_id)).toEqual(old);
+});
+
+test("records after close are counted as dropped, not lost silently", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: file });
+  await log.close();
+  log.record(makeRecord());
+  expect(log.stats().sinks.sqlite).toEqual(expect.objectContaining({ written: 0, dropped: 1 }));
+});
