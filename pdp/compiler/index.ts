@@ -9,6 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Body, Module } from "./ast";
+import { Catalogue, type HostBuiltinDecl } from "./builtins";
 import { check } from "./check";
 import { link } from "./emit/link";
 import { parseModule, parseQuery } from "./parse";
@@ -20,6 +21,8 @@ export interface SourceFile {
   source: string;
 }
 
+export type { HostBuiltinDecl } from "./builtins";
+
 /** A rule or package path (`authz/allow`), or a named query compiled as its own entrypoint. */
 export type EntrypointSpec = string | { name: string; query: string };
 
@@ -27,6 +30,13 @@ export interface CompileOptions {
   entrypoints: EntrypointSpec[];
   /** The linked runtime; read from build/runtime.wasm when absent. */
   runtimeWasm?: Uint8Array;
+  /**
+   * Builtins the host supplies beyond the catalogue (the npm SDK's
+   * `customBuiltins`, OPA's `rego.Function*`): policies may call them, and
+   * the module dispatches each call to the host via `opa_builtinN`, listing
+   * the names it uses in its `builtins` export. Catalogue names are refused.
+   */
+  hostBuiltins?: HostBuiltinDecl[];
 }
 
 export interface CompileResult {
@@ -36,8 +46,9 @@ export interface CompileResult {
 }
 
 export function compile(sources: SourceFile[], options: CompileOptions): CompileResult {
-  const modules = sources.map((s) => parseModule(s.source, s.file));
-  const program = check(modules);
+  const builtins = new Catalogue(options.hostBuiltins);
+  const modules = sources.map((s) => parseModule(s.source, s.file, builtins));
+  const program = check(modules, builtins);
   const entrypoints = options.entrypoints.map(toEntrypoint);
   const policy = plan(program, entrypoints);
   const wasm = link(policy, options.runtimeWasm ?? loadRuntimeWasm());

@@ -39,7 +39,7 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_object_new: { params: [], result: "i32", doc: "empty object" },
   rt_object_insert: { params: ["i32", "i32", "i32"], result: null, doc: "object[key] = value (replace)" },
   rt_object_insert_once: { params: ["i32", "i32", "i32"], result: null, doc: "object[key] = value; opa_abort(eval_conflict_error) if key holds a different value" },
-  rt_object_merge: { params: ["i32", "i32"], result: "i32", doc: "deep merge of two objects; 0 if either is not an object" },
+  rt_object_merge: { params: ["i32", "i32"], result: "i32", doc: "deep merge, a wins on non-object leaves and is returned as is if either is not an object (OPA); 0 if either is undefined" },
   rt_set_new: { params: [], result: "i32", doc: "empty set" },
   rt_set_add: { params: ["i32", "i32"], result: null, doc: "add value to set" },
 
@@ -54,8 +54,8 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_type: { params: ["i32"], result: "i32", doc: "raw type code: 0 undefined, 1 null, 2 boolean, 3 number, 4 string, 5 array, 6 object, 7 set" },
 
   // --- evaluation support
-  rt_memo_get: { params: ["i32"], result: "i32", doc: "memoised value of func id in the current memo frame, 0 on a miss" },
-  rt_memo_insert: { params: ["i32", "i32"], result: null, doc: "memoise value for func id in the current frame" },
+  rt_memo_get: { params: ["i32"], result: "i32", doc: "memoised value of func id in the current memo frame: 0 on a miss, 1 when memoised undefined" },
+  rt_memo_insert: { params: ["i32", "i32"], result: null, doc: "memoise value (0 = undefined) for func id in the current frame" },
   rt_memo_push: { params: [], result: null, doc: "open a fresh memo frame (entering a `with`)" },
   rt_memo_pop: { params: [], result: null, doc: "drop the innermost memo frame" },
   rt_print: { params: ["i32"], result: null, doc: "print(): array of sets of argument values -> one line through opa_println" },

@@ -18,4 +18,6 @@ export const COLLECTIONS: BuiltinSpec[] = [
   ...specs(2, ["json.filter", "json.remove", "json.patch"]),
   ...specs(1, ["json.marshal", "json.unmarshal", "json.is_valid"]),
   ...specs(2, ["json.marshal_with_options"]),
+  // walk(x, [path, value]): every pair of x, the root included
+  ...specs(1, ["walk"], { relation: true }),
 ];

@@ -4,6 +4,13 @@
  * (export `bi_<name>`, see `../runtime-contract.ts`) or the module dispatches
  * it to the host through `opa_builtinN`. A name not listed here is a compile
  * error (rego_type_error: undefined function) at the call's position.
+ *
+ * One compilation sees one `Catalogue`: the fixed list below plus the
+ * builtins its host declares (`compile(..., { hostBuiltins })`, like the
+ * npm SDK's `customBuiltins` or OPA's test harness registering `test.sleep`).
+ * The catalogue travels with the compilation (parse -> check's Program ->
+ * plan), never through module-level state, so compilations with different
+ * hosts can run side by side.
  */
 import { ARITHMETIC } from "./arithmetic";
 import { COLLECTIONS } from "./collections";
@@ -20,6 +27,50 @@ const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODI
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 
+/** A builtin the host supplies at evaluation time (`customBuiltins[name]`). */
+export interface HostBuiltinDecl {
+  /** Dotted name as written in Rego (`test.sleep`). */
+  name: string;
+  /** Number of operands; the host function receives that many values. */
+  arity: number;
+}
+
+/** Names the compiler itself handles: a host may not take them over. */
+const RESERVED = new Set(["eq", "assign", "print", "equal", "neq"]);
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+/** opa_builtin0..4: the ABI has no dispatcher for more operands. */
+const MAX_HOST_ARITY = 4;
+
+export class Catalogue {
+  private readonly extra = new Map<string, BuiltinSpec>();
+
+  /**
+   * The fixed catalogue plus `host` declarations. A declaration may not
+   * reuse a catalogue name (the meaning of `count` must not depend on who
+   * hosts the policy); bad declarations throw, naming the option.
+   */
+  constructor(host: readonly HostBuiltinDecl[] = []) {
+    for (const h of host) {
+      const where = `hostBuiltins: ${JSON.stringify(h.name)}`;
+      if (typeof h.name !== "string" || !NAME.test(h.name)) throw new Error(`${where} is not a builtin name (dotted identifiers)`);
+      if (BUILTINS.has(h.name) || RESERVED.has(h.name)) throw new Error(`${where} is already a builtin`);
+      if (this.extra.has(h.name)) throw new Error(`${where} is declared twice`);
+      if (!Number.isInteger(h.arity) || h.arity < 0 || h.arity > MAX_HOST_ARITY) {
+        throw new Error(`${where}: arity must be an integer from 0 to ${MAX_HOST_ARITY}, got ${h.arity}`);
+      }
+      this.extra.set(h.name, { name: h.name, arity: h.arity, host: true });
+    }
+  }
+
+  lookup(name: string): BuiltinSpec | undefined {
+    return BUILTINS.get(name) ?? this.extra.get(name);
+  }
+}
+
+/** The catalogue of a compilation whose host declares no builtins of its own. */
+export const DEFAULT_CATALOGUE = new Catalogue();
+
+/** Lookup in the default catalogue (no host builtins). */
 export function lookupBuiltin(name: string): BuiltinSpec | undefined {
   return BUILTINS.get(name);
 }

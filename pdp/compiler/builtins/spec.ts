@@ -8,6 +8,12 @@ export interface BuiltinSpec {
   host?: boolean;
   /** Non-deterministic (time.now_ns, ...): same value within one evaluation. */
   nondeterministic?: boolean;
+  /**
+   * A relation (OPA: `walk`): the call yields many results. The native export
+   * returns them all as one array; the planner iterates over it, unifying
+   * each element with the output argument (`walk(x, [path, value])`).
+   */
+  relation?: boolean;
 }
 
 export function specs(arity: number, names: string[], extra: Partial<BuiltinSpec> = {}): BuiltinSpec[] {

@@ -11,6 +11,7 @@
  * Errors are collected and thrown together as CompileErrors.
  */
 import type { Body, Module, Term } from "../ast";
+import { DEFAULT_CATALOGUE, type Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
 import type { CheckedQuery, CheckedRule, Program } from "./program";
 import { isGenerated } from "./program";
@@ -23,9 +24,9 @@ import { termVars } from "./vars";
 export type { CheckedQuery, CheckedRule, CheckedWith, Program, RuleKind, RuleNode } from "./program";
 export { findNode, hasRules, isCheckedWith, isGenerated, isWildcard } from "./program";
 
-export function check(modules: Module[]): Program {
+export function check(modules: Module[], builtins: Catalogue = DEFAULT_CATALOGUE): Program {
   const errors: CompileError[] = [];
-  const { program, raw } = buildTree(modules, errors);
+  const { program, raw } = buildTree(modules, builtins, errors);
   if (errors.length) throw new CompileErrors(errors);
   const counter = { n: 0 };
   const globals = new Map<Module, Map<string, Term[]>>();
@@ -44,7 +45,7 @@ export function check(modules: Module[]): Program {
 }
 
 function checkRule(env: ResolveEnv, r: RawRule): CheckedRule {
-  const top = new Scope(null);
+  const top = new Scope(null, true);
   const rawArgs = r.rule.head.args ?? [];
   const argVars = new Set<string>();
   rawArgs.forEach((a) => termVars(a, argVars));

@@ -15,6 +15,7 @@
  *   neither is reported in query results.
  */
 import type { Body, Location, Term, With } from "../ast";
+import type { Catalogue } from "../builtins";
 
 export type RuleKind = "complete" | "set" | "object" | "function";
 
@@ -56,6 +57,8 @@ export interface RuleNode {
 
 export interface Program {
   root: RuleNode;
+  /** The builtins this compilation may call (catalogue + host declarations). */
+  builtins: Catalogue;
 }
 
 /** A checked query: its body and the variables reported per solution. */

@@ -13,7 +13,6 @@
  * variable, shared by closures that mention it.
  */
 import type { Body, CallTerm, Expr, Location, RefTerm, Term, VarTerm, With } from "../ast";
-import { lookupBuiltin } from "../builtins";
 import { CompileError } from "../errors";
 import type { CheckedWith, Program, RuleNode } from "./program";
 import { findNode } from "./program";
@@ -26,7 +25,15 @@ export class Scope {
   readonly names = new Map<string, string>();
   /** Plain (undeclared) vars used so far in this scope: `x := ...` after them is an error. */
   readonly used = new Set<string>();
-  constructor(readonly parent: Scope | null) {}
+  /**
+   * `args`: the scope of a function's parameters. OPA keeps them in the same
+   * frame as the body's own declarations, so the body may not declare them
+   * again (`f(x) if { x := 1 }`: "arg x redeclared"); closures may shadow.
+   */
+  constructor(
+    readonly parent: Scope | null,
+    readonly args = false,
+  ) {}
   lookup(name: string): string | undefined {
     return this.names.get(name) ?? this.parent?.lookup(name);
   }
@@ -52,14 +59,19 @@ function fresh(env: ResolveEnv): string {
   return `__local${env.counter.n++}__`;
 }
 
-function declare(env: ResolveEnv, scope: Scope, v: VarTerm, what: "declared" | "assigned"): void {
+/** Declares `v` in `scope`; errors are reported at `at` (OPA: the var for `:=`, the whole `some` for `some`). */
+function declare(env: ResolveEnv, scope: Scope, v: VarTerm, what: "declared" | "assigned", at: Location = v.loc): void {
   if (v.name === "_") return;
+  if (scope.parent?.args && scope.parent.names.has(v.name)) {
+    env.errors.push(new CompileError("rego_compile_error", `arg ${v.name} redeclared`, at));
+    return;
+  }
   if (scope.names.has(v.name)) {
-    env.errors.push(new CompileError("rego_compile_error", `var ${v.name} ${what} above`, v.loc));
+    env.errors.push(new CompileError("rego_compile_error", `var ${v.name} ${what} above`, at));
     return;
   }
   if (what === "assigned" && scope.used.has(v.name)) {
-    env.errors.push(new CompileError("rego_compile_error", `var ${v.name} referenced above`, v.loc));
+    env.errors.push(new CompileError("rego_compile_error", `var ${v.name} referenced above`, at));
     return;
   }
   scope.names.set(v.name, fresh(env));
@@ -77,10 +89,10 @@ function patternVars(t: Term): VarTerm[] {
 }
 
 function declareIn(env: ResolveEnv, e: Expr, scope: Scope): void {
-  if (e.kind === "some") for (const v of e.vars) declare(env, scope, v, "declared");
+  if (e.kind === "some") for (const v of e.vars) declare(env, scope, v, "declared", e.loc);
   else if (e.kind === "somein") {
-    if (e.key) patternVars(e.key).forEach((v) => declare(env, scope, v, "declared"));
-    patternVars(e.value).forEach((v) => declare(env, scope, v, "declared"));
+    if (e.key) patternVars(e.key).forEach((v) => declare(env, scope, v, "declared", e.loc));
+    patternVars(e.value).forEach((v) => declare(env, scope, v, "declared", e.loc));
   } else if (e.kind === "term" && e.term.type === "call" && isOp(e.term, "assign")) {
     const lhs = e.term.args[0];
     if (lhs) patternVars(lhs).forEach((v) => declare(env, scope, v, "assigned"));
@@ -219,11 +231,11 @@ function resolveCall(env: ResolveEnv, t: CallTerm, scope: Scope): Term {
     return { ...t, op, args };
   }
   const name = dottedName(op);
-  if (name === null || !(SPECIAL_CALLS.has(name) || lookupBuiltin(name) || name === "eq" || name === "assign")) {
+  if (name === null || !(SPECIAL_CALLS.has(name) || env.program.builtins.lookup(name) || name === "eq" || name === "assign")) {
     env.errors.push(new CompileError("rego_type_error", `undefined function ${name ?? "call"}`, t.loc));
     return { ...t, op, args };
   }
-  const spec = lookupBuiltin(name);
+  const spec = env.program.builtins.lookup(name);
   if (spec) checkArity(env, name, spec.arity, args.length, t.loc);
   return { ...t, op, args };
 }
@@ -258,7 +270,7 @@ function resolveWith(env: ResolveEnv, w: With, scope: Scope): CheckedWith {
     return { ...out, kind: "data", path };
   }
   const name = dottedName(target);
-  if (name !== null && lookupBuiltin(name)) return { ...out, kind: "builtin", path: [name] };
+  if (name !== null && env.program.builtins.lookup(name)) return { ...out, kind: "builtin", path: [name] };
   return bad();
 }
 
@@ -275,6 +287,6 @@ function functionValue(env: ResolveEnv, v: Term, scope: Scope): CheckedWith["moc
     return node && node.kind === "function" ? { kind: "function", path } : null;
   }
   const name = dottedName(resolved);
-  if (name !== null && lookupBuiltin(name) && !termVars(v, new Set()).has("data")) return { kind: "builtin", name };
+  if (name !== null && env.program.builtins.lookup(name) && !termVars(v, new Set()).has("data")) return { kind: "builtin", name };
   return null;
 }

@@ -13,7 +13,6 @@
  * - negated expressions and `every` bind nothing.
  */
 import type { Body, Expr, Location, Term } from "../ast";
-import { lookupBuiltin } from "../builtins";
 import { CompileError } from "../errors";
 import { dataPath, dottedName } from "./resolve";
 import type { Program } from "./program";
@@ -117,7 +116,7 @@ function callArity(env: SafetyEnv, op: Term & { type: "ref" }): number | null {
   const path = dataPath(op);
   if (path) return findNode(env.program, path)?.arity ?? null;
   const name = dottedName(op);
-  return name ? (lookupBuiltin(name)?.arity ?? null) : null;
+  return name ? (env.program.builtins.lookup(name)?.arity ?? null) : null;
 }
 
 /** Vars bound by iterating refs in `terms` (fixpoint: a ref needs its head and nested refs bound). */

@@ -12,6 +12,7 @@
  * rule, and functions of one arity.
  */
 import type { Module, Rule, Term } from "../ast";
+import type { Catalogue } from "../builtins";
 import { CompileError } from "../errors";
 import type { Program, RuleKind, RuleNode } from "./program";
 
@@ -45,7 +46,11 @@ function nodeAt(root: RuleNode, path: string[]): RuleNode {
   return node;
 }
 
-export function buildTree(modules: Module[], errors: CompileError[]): { program: Program; raw: RawRule[] } {
+export function buildTree(
+  modules: Module[],
+  builtins: Catalogue,
+  errors: CompileError[],
+): { program: Program; raw: RawRule[] } {
   const root = newNode([]);
   const raw: RawRule[] = [];
   const defaults = new Set<RuleNode>();
@@ -75,7 +80,7 @@ export function buildTree(modules: Module[], errors: CompileError[]): { program:
   checkPackageConflicts(root, modules, raw, errors);
   absorb(root, raw);
   checkPrefixConflicts(root, errors, raw);
-  return { program: { root }, raw };
+  return { program: { root, builtins }, raw };
 }
 
 function classify(m: Module, rule: Rule): Omit<RawRule, "module" | "rule" | "node"> {

@@ -11,11 +11,13 @@
  *   the empty result set (a strict_error case that expects a result keeps it);
  * - want_error_code (otherwise): compilation or evaluation must fail with
  *   that code, and with want_error in the message when given.
+ * Like OPA's harness, the runner hosts `test.sleep` (harness-builtins.ts).
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "..";
 import { EvaluationClock } from "../host-builtins";
 import { CompileError, CompileErrors } from "../errors";
+import { HARNESS_BUILTINS, harnessBuiltins } from "./harness-builtins";
 import type { ConformanceCase } from "./cases";
 import { sameResultSet } from "./compare";
 
@@ -40,9 +42,11 @@ export async function runCase(c: ConformanceCase, runtimeWasm?: Uint8Array): Pro
   let actual: Array<Record<string, unknown>>;
   try {
     const sources = c.modules.map((source, i) => ({ file: `${c.note}/module${i}.rego`, source }));
-    const { wasm } = compile(sources, { entrypoints: [{ name: QUERY_ENTRYPOINT, query: c.query }], runtimeWasm });
+    const entrypoints = [{ name: QUERY_ENTRYPOINT, query: c.query }];
+    // OPA's test harness registers `test.sleep`; so does this host.
+    const { wasm } = compile(sources, { entrypoints, runtimeWasm, hostBuiltins: HARNESS_BUILTINS });
     const clock = new EvaluationClock();
-    const policy = await loadPolicy(wasm, undefined, clock.builtins());
+    const policy = await loadPolicy(wasm, undefined, { ...clock.builtins(), ...harnessBuiltins() });
     policy.setData((c.data ?? {}) as object);
     clock.tick();
     actual = policy.evaluate(inputBuffer(c), QUERY_ENTRYPOINT) as Array<Record<string, unknown>>;

@@ -6,16 +6,17 @@
  * rego_parse_error at file:row:col.
  */
 import type { Body, Module, Term } from "../ast";
+import { DEFAULT_CATALOGUE, type Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
 import { lex } from "./lexer";
 import { assembleModule } from "./module";
 import { StatementParser } from "./statements";
 
-/** Parses a whole module. */
-export function parseModule(source: string, file: string): Module {
+/** Parses a whole module; `builtins` decides which bare calls are builtin names (not rules). */
+export function parseModule(source: string, file: string, builtins: Catalogue = DEFAULT_CATALOGUE): Module {
   const parser = new StatementParser(lex(source, file), file);
   const stmts = parser.parseStatements(false);
-  return assembleModule(file, source, stmts, parser.meta);
+  return assembleModule(file, source, stmts, parser.meta, builtins);
 }
 
 /**

@@ -6,14 +6,20 @@
  * no keyword as a rule name).
  */
 import type { Expr, Import, Location, Module, Package, Rule, RuleHead, Term } from "../ast";
-import { lookupBuiltin } from "../builtins";
+import type { Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
 import { refString, valueName } from "./cursor";
 import { KEYWORDS } from "./lexer";
 import type { RuleMeta } from "./rules";
 import type { Statement } from "./statements";
 
-export function assembleModule(file: string, source: string, stmts: Statement[], meta: Map<Rule, RuleMeta>): Module {
+export function assembleModule(
+  file: string,
+  source: string,
+  stmts: Statement[],
+  meta: Map<Rule, RuleMeta>,
+  builtins: Catalogue,
+): Module {
   const errors: CompileError[] = [];
   const fail = (loc: Location, message: string): void => {
     errors.push(new CompileError("rego_parse_error", message, loc));
@@ -39,7 +45,7 @@ export function assembleModule(file: string, source: string, stmts: Statement[],
         rules.push(...stmt.rules);
         break;
       case "body": {
-        const converted = ruleFromBody(stmt.body);
+        const converted = ruleFromBody(stmt.body, builtins);
         if (typeof converted === "string") {
           fail(stmt.body[0].loc, converted);
         } else {
@@ -69,7 +75,7 @@ function statementLoc(stmt: Statement): Location {
 type Converted = { rule: Rule; meta: RuleMeta } | string;
 
 /** A bare statement as a rule with no body, or OPA's message for why it is not one. */
-function ruleFromBody(body: Expr[]): Converted {
+function ruleFromBody(body: Expr[], builtins: Catalogue): Converted {
   if (body.length !== 1) return "multiple expressions cannot be used for rule head";
   const expr = body[0];
   if (expr.with.length > 0) return "expressions using with keyword cannot be used for rule head";
@@ -98,7 +104,7 @@ function ruleFromBody(body: Expr[]): Converted {
     if (!lhs || !rhs) return "assignment requires two operands";
     return completeRuleFromEq(lhs, rhs, opName === "assign", make);
   }
-  if (lookupBuiltin(opName)) return "rule name conflicts with built-in function";
+  if (builtins.lookup(opName)) return "rule name conflicts with built-in function";
   if (term.args.length === 0) return "rule argument list must take at least one argument";
   if (term.op.terms[0].type !== "var") return `invalid rule head: ${opName}`;
   return make({ ref: term.op.terms, args: term.args, key: null, value: null, assign: false }, false);

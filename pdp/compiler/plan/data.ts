@@ -3,7 +3,9 @@
  * reaches a rule (call its IR function, then index into the value), stays in
  * base data (index the `data` document), or stops at a node above rules: then
  * the value is the virtual document, base data at that path merged with the
- * value of every rule below it (functions excluded), as in OPA.
+ * value of every rule below it (functions excluded), as in OPA: where both
+ * hold a non-object value, base data wins (ObjectMerge keeps `a`), and base
+ * data that is not an object is the value as is.
  * Paths mocked by `with data...` are read from the (replaced) data document.
  */
 import type { Term } from "../ast";

@@ -3,7 +3,8 @@
  *
  * - An expression that is a call fails when the call is undefined or false;
  *   with one argument more than the callee's arity, the result unifies with
- *   the last argument instead.
+ *   the last argument instead. A relation builtin (`walk`) yields each of
+ *   its results in turn, wherever the call appears.
  * - `not` and `every` need "no solution" tests: the inner query runs in its
  *   own block and sets a flag when it succeeds; the test is on the flag, so
  *   iteration inside cannot be mistaken for success or failure.
@@ -12,7 +13,6 @@
  *   the rest of the body runs outside that frame.
  */
 import type { Body, CallTerm, Expr, Term } from "../ast";
-import { lookupBuiltin } from "../builtins";
 import { dataPath, dottedName } from "../check/resolve";
 import { findNode, isCheckedWith, type CheckedWith } from "../check";
 import { CompileError } from "../errors";
@@ -140,7 +140,7 @@ function notFalse(ctx: Ctx, v: Local, k: () => void): void {
 function calleeArity(ctx: Ctx, t: CallTerm): number {
   const path = dataPath(t.op);
   if (path) return findNode(ctx.program, path)?.arity ?? t.args.length;
-  return lookupBuiltin(dottedName(t.op) ?? "")?.arity ?? t.args.length;
+  return ctx.program.builtins.lookup(dottedName(t.op) ?? "")?.arity ?? t.args.length;
 }
 
 /** print(): each argument as the set of its values (empty when undefined). */
@@ -189,22 +189,37 @@ function callFunction(ctx: Ctx, path: string[], env: MockEnv, args: Local[], k: 
 }
 
 function callBuiltin(ctx: Ctx, name: string, args: Local[], t: CallTerm, k: (v: Local) => void): void {
-  if (!lookupBuiltin(name)) throw new CompileError("rego_type_error", `undefined function ${name}`, t.loc);
+  if (!ctx.program.builtins.lookup(name)) throw new CompileError("rego_type_error", `undefined function ${name}`, t.loc);
   callBuiltinFunc(ctx, name, args, k);
 }
 
 function callBuiltinFunc(ctx: Ctx, name: string, args: Local[], k: (v: Local) => void): void {
-  const spec = lookupBuiltin(name)!;
+  const spec = ctx.program.builtins.lookup(name)!;
   const r = ctx.fb.newLocal();
   if (spec.nondeterministic && spec.arity === 0) {
     // One value per evaluation (time.now_ns): through a memoised wrapper.
     ctx.fb.emit({ type: "Call", func: ctx.p.onceFunc(name, builtinFunc(ctx, name)).name, args: [ctx.input, ctx.data], result: r });
   } else ctx.fb.emit({ type: "Call", func: builtinFunc(ctx, name), args, result: r });
+  if (spec.relation) return eachResult(ctx, r, k);
   k(r);
 }
 
+/**
+ * A relation (`walk`) continues once per result: the call returned them all
+ * as one array. As in OPA's topdown, each result then unifies with the output
+ * argument, or, without one, counts as a success (results are never false).
+ */
+function eachResult(ctx: Ctx, results: Local, k: (v: Local) => void): void {
+  const fb = ctx.fb;
+  const key = fb.newLocal();
+  const val = fb.newLocal();
+  const block = { stmts: [] };
+  fb.emit({ type: "Scan", source: results, key, value: val, block });
+  fb.scoped(() => fb.into(block, () => k(val)));
+}
+
 function builtinFunc(ctx: Ctx, name: string): string {
-  const spec = lookupBuiltin(name)!;
+  const spec = ctx.program.builtins.lookup(name)!;
   return spec.host ? ctx.p.hostBuiltin(name, spec.arity) : nativeBuiltinExport(name);
 }
 

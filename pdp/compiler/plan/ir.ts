@@ -97,7 +97,12 @@ export interface ObjectInsertStmt { type: "ObjectInsert"; object: Local; key: Lo
  * aborts with an eval_conflict_error (OPA: "object keys must be unique").
  */
 export interface ObjectInsertOnceStmt { type: "ObjectInsertOnce"; object: Local; key: Local; value: Local }
-/** target = deep merge of objects a and b (b wins on non-object leaves). Fails if not both objects. */
+/**
+ * target = deep merge of a and b, as OPA merges base data (a) with a virtual
+ * document (b): keys of both; under a shared key two objects merge
+ * recursively, otherwise a's value stays (base data wins). If a or b is not
+ * an object, target = a. Fails if either is undefined.
+ */
 export interface ObjectMergeStmt { type: "ObjectMerge"; a: Local; b: Local; target: Local }
 /** Adds value to the set in `set` (mutates). Never fails. */
 export interface SetAddStmt { type: "SetAdd"; set: Local; value: Local }
@@ -156,8 +161,11 @@ export interface ResultSetAddStmt { type: "ResultSetAdd"; value: Local }
 
 /**
  * Memoisation of rule values within one evaluation (keyed by Func index in
- * Policy.funcs). MemoGet fails on a miss; MemoPush/MemoPop bracket the scope of a
- * `with` so values computed under a replaced input/data are not reused outside.
+ * Policy.funcs). MemoInsert records the value, undefined included; MemoGet
+ * fails on a miss and otherwise sets target to the recorded value (0 when it
+ * was undefined: a rule that does not hold is not evaluated again).
+ * MemoPush/MemoPop bracket the scope of a `with` so values computed under a
+ * replaced input/data are not reused outside.
  */
 export interface MemoGetStmt { type: "MemoGet"; func: number; target: Local }
 export interface MemoInsertStmt { type: "MemoInsert"; func: number; value: Local }

@@ -34,3 +34,4 @@ export * from "./builtins/jsonpatch";
 export * from "./builtins/time/builtins";
 export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";
+export * from "./builtins/walk";

@@ -78,12 +78,15 @@ export function rt_object_insert_once(obj: usize, key: usize, v: usize): void {
 }
 
 /**
- * Deep merge as OPA's Wasm runtime does for a base document (a) and a virtual
- * document (b) at the same path: keys of both, objects under a shared key
- * merged recursively, any other shared key keeps a's value.
+ * Deep merge as OPA does for a base document (a) and a virtual document (b)
+ * at the same path (topdown's merge, the C runtime's opa_value_merge): keys
+ * of both, objects under a shared key merged recursively, any other shared
+ * key keeps a's value, and a non-object on either side leaves a as it is.
+ * Undefined (0) on either side is undefined.
  */
 export function rt_object_merge(a: usize, b: usize): usize {
-  if (a == 0 || b == 0 || val(a).kind != T_OBJECT || val(b).kind != T_OBJECT) return 0;
+  if (a == 0 || b == 0) return 0;
+  if (val(a).kind != T_OBJECT || val(b).kind != T_OBJECT) return a;
   return addr(mergeObjects(asObj(val(a)), asObj(val(b))));
 }
 

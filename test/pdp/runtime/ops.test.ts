@@ -68,10 +68,11 @@ describe("rt_object_merge", () => {
     expect(merge({}, {})).toEqual({});
   });
 
-  test("is undefined unless both are objects", () => {
-    expect(rt.call("rt_object_merge", rt.value([1]), rt.value({}))).toBe(0);
-    expect(rt.call("rt_object_merge", rt.value({}), rt.value("x"))).toBe(0);
+  test("a non-object on either side leaves the first as it is (OPA); undefined stays undefined", () => {
+    expect(merge([1], {})).toEqual([1]);
+    expect(merge({ a: 1 }, "x")).toEqual({ a: 1 });
     expect(rt.call("rt_object_merge", 0, rt.value({}))).toBe(0);
+    expect(rt.call("rt_object_merge", rt.value({}), 0)).toBe(0);
   });
 
   test("does not modify its arguments", () => {
