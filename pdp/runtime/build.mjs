@@ -6,6 +6,8 @@
  *   node pdp/runtime/build.mjs            optimised release build (-O3 --noAssert)
  *   node pdp/runtime/build.mjs --debug    fast unoptimised build with names
  *   node pdp/runtime/build.mjs --wat      also write build/runtime.wat
+ *   node pdp/runtime/build.mjs --names --out build/runtime-names.wasm
+ *                                         release build that keeps function names (profiling)
  *   --entry <file.ts> --out <file.wasm>   build another entry (tests) with the same flags
  *
  * The flags make the module loadable by OPA hosts: the memory is imported
@@ -34,7 +36,7 @@ const ALLOWED_IMPORTS = new Set([
 ]);
 
 /** asc arguments for a build; paths are relative to the repository root (asc's baseDir). */
-export function ascArgs({ debug = false, textFile, outFile = "build/runtime.wasm", entry = "pdp/runtime/assembly/index.ts" } = {}) {
+export function ascArgs({ debug = false, names = false, textFile, outFile = "build/runtime.wasm", entry = "pdp/runtime/assembly/index.ts" } = {}) {
   const args = [
     entry,
     "--baseDir", root,
@@ -47,6 +49,8 @@ export function ascArgs({ debug = false, textFile, outFile = "build/runtime.wasm
   ];
   if (debug) args.push("--debug", "-O0");
   else args.push("-O3", "--noAssert");
+  // Optimised code, but with the name section, so CPU profiles name Wasm functions.
+  if (names && !debug) args.push("--debug");
   if (textFile) args.push("--textFile", textFile);
   return args;
 }
@@ -76,7 +80,7 @@ export async function buildRuntime(opts = {}) {
   let stderr = "";
   const textFile = opts.wat ? path.relative(root, out.replace(/\.wasm$/, "") + ".wat") : undefined;
   const entry = opts.entry ? path.relative(root, path.resolve(opts.entry)) : undefined;
-  const { error } = await asc.main(ascArgs({ debug: opts.debug, entry, textFile, outFile: tmp }), {
+  const { error } = await asc.main(ascArgs({ debug: opts.debug, names: opts.names, entry, textFile, outFile: tmp }), {
     transforms: [noShadowStack],
     stdout: { write: () => {} },
     stderr: { write: (s) => { stderr += String(s); } },
@@ -102,12 +106,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const argv = process.argv.slice(2);
   const debug = argv.includes("--debug");
   const wat = argv.includes("--wat");
+  const names = argv.includes("--names");
   const valueOf = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
   const entry = valueOf("--entry");
   const out = valueOf("--out");
   const t0 = performance.now();
   try {
-    const { path: written, size, warnings } = await buildRuntime({ debug, wat, entry, out });
+    const { path: written, size, warnings } = await buildRuntime({ debug, names, wat, entry, out });
     if (warnings.trim()) process.stderr.write(warnings);
     const ms = (performance.now() - t0).toFixed(0);
     console.log(`${path.relative(process.cwd(), written)}: ${size} bytes, ${debug ? "debug" : "release"} build in ${ms} ms`);

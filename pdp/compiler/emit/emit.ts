@@ -14,6 +14,7 @@
  * module it is emitted into.
  */
 import type { Block, Func, Local, Plan, Stmt } from "../plan/ir";
+import type { Constant } from "./constants";
 import { Code, type Label } from "./wasm/code";
 import { encodeFuncBody, ValType } from "./wasm/sections";
 
@@ -28,6 +29,8 @@ export interface EmitContext {
   message(text: string): number;
   /** Function index of the imported env.opa_abort. */
   abort: number;
+  /** Global index holding a constant built once per instance (see constants.ts). */
+  constant(c: Constant): number;
 }
 
 /** How to call something: `call index`, prefixed by `i32.const` args for host dispatch. */
@@ -42,6 +45,8 @@ export interface Callee {
 export interface EmittedFunction {
   /** Number of i32 params. */
   params: number;
+  /** Number of i32 results: 1 unless said otherwise (the start function has none). */
+  results?: 0 | 1;
   /** Encoded body (size-prefixed), ready for the code section. */
   body: Uint8Array;
 }
@@ -162,12 +167,13 @@ class FunctionEmitter {
     switch (s.type) {
       case "MakeNull": c.call(this.rt("rt_null")).set(this.local(s.target)); return;
       case "MakeBoolean": c.i32(s.value ? 1 : 0).call(this.rt("rt_bool")).set(this.local(s.target)); return;
+      // Constants are built once per instance and read from globals (constants.ts).
       case "MakeNumberInt":
         if (!Number.isInteger(s.value) || s.value < -0x80000000 || s.value > 0x7fffffff) throw new Error(`emit: ${this.name}: MakeNumberInt ${s.value} is not an i32`);
-        c.i32(s.value).call(this.rt("rt_number_int")).set(this.local(s.target));
+        this.constant({ kind: "int", value: s.value }, s.target);
         return;
-      case "MakeNumberRef": this.stringCall("rt_number_ref", s.index, s.target); return;
-      case "MakeString": this.stringCall("rt_string", s.index, s.target); return;
+      case "MakeNumberRef": this.constant({ kind: "number", index: s.index }, s.target); return;
+      case "MakeString": this.constant({ kind: "string", index: s.index }, s.target); return;
       case "MakeArray": c.i32(s.capacity).call(this.rt("rt_array_new")).set(this.local(s.target)); return;
       case "MakeObject": c.call(this.rt("rt_object_new")).set(this.local(s.target)); return;
       case "MakeSet": c.call(this.rt("rt_set_new")).set(this.local(s.target)); return;
@@ -211,7 +217,7 @@ class FunctionEmitter {
         if (this.resultSet === undefined) throw new Error(`emit: ${this.name}: ResultSetAdd outside a plan`);
         c.get(this.resultSet).get(this.local(s.value)).call(this.rt("rt_set_add"));
         return;
-      case "MemoGet": c.i32(s.func).call(this.rt("rt_memo_get")); this.setDefined(s.target); return;
+      case "MemoGet": this.memoGet(s.func, s.target); return;
       case "MemoInsert": c.i32(s.func).get(this.local(s.value)).call(this.rt("rt_memo_insert")); return;
       case "MemoPush": c.call(this.rt("rt_memo_push")); return;
       case "MemoPop": c.call(this.rt("rt_memo_pop")); return;
@@ -233,9 +239,19 @@ class FunctionEmitter {
     this.code.end(label);
   }
 
-  private stringCall(fn: string, index: number, target: Local): void {
-    const { ptr, len } = this.ctx.string(index);
-    this.code.i32(ptr).i32(len).call(this.rt(fn)).set(this.local(target));
+  private constant(k: Constant, target: Local): void {
+    this.code.globalGet(this.ctx.constant(k)).set(this.local(target));
+  }
+
+  /**
+   * rt_memo_get answers 0 on a miss (fail), 1 for a memoised undefined value
+   * (target = 0, no failure), else the value.
+   */
+  private memoGet(func: number, target: Local): void {
+    const c = this.code;
+    c.i32(func).call(this.rt("rt_memo_get")).tee(this.tmp).eqz();
+    this.failIf();
+    c.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select().set(this.local(target));
   }
 
   private typeIs(source: Local, code: number): void {

@@ -8,7 +8,9 @@
  * valid. What changes: the type/function/code sections grow, one active data
  * segment with the policy's strings goes at the aligned end of the runtime's
  * static data, `__heap_start` moves past it, the memory import's minimum grows
- * if needed, and the export section becomes the OPA ABI.
+ * if needed, the export section becomes the OPA ABI, and one global per
+ * constant plus a new start function that builds them (constants.ts) are
+ * added; the new start function calls the runtime's own first.
  *
  * Example:
  *   const wasm = link(policy, fs.readFileSync("build/runtime.wasm"));
@@ -19,10 +21,11 @@ import { BUILTINS } from "../builtins";
 import type { Func, Policy } from "../plan/ir";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { emitDispatch, emitEval, emitNameTable, emitOpaEval, type AbiContext } from "./abi";
+import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
 import { DataLayout } from "./layout";
 import { RuntimeLinkError, RuntimeModule } from "./runtime";
-import { ByteWriter } from "./wasm/bytes";
+import { ByteReader, ByteWriter } from "./wasm/bytes";
 import { findSection, SectionId, setSection, writeModule } from "./wasm/module";
 import { addFunctionNames } from "./wasm/names";
 import {
@@ -86,18 +89,21 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   const planNames = new Set(policy.plans.map((p) => p.name));
   if (planNames.size !== policy.plans.length) throw new Error("emit: two plans share an entrypoint name");
   const planIndex = policy.plans.map(() => next++);
-  const [dispatch, evalFn, opaEval, entrypoints, builtins] = [next++, next++, next++, next++, next++];
+  const [dispatch, evalFn, opaEval, entrypoints, builtins, start] = [next++, next++, next++, next++, next++, next++];
 
+  const stringAt = (index: number) => {
+    const s = policy.strings[index];
+    if (s === undefined) throw new Error(`emit: string constant ${index} out of range`);
+    return layout.string(s);
+  };
+  const constants = new ConstantPool(rt.importedGlobals + rt.globals.length, { rt: (name) => rt.rt(name), string: stringAt });
   const ctx: EmitContext = {
     rt: (name) => rt.rt(name),
     abort,
     message: (text) => layout.message(text),
-    string: (index) => {
-      const s = policy.strings[index];
-      if (s === undefined) throw new Error(`emit: string constant ${index} out of range`);
-      return layout.string(s);
-    },
+    string: stringAt,
     callee: (name, argc, caller) => resolveCallee(policy, rt, funcIndex, name, argc, caller),
+    constant: (c) => constants.global(c),
   };
   const abi: AbiContext = { rt: ctx.rt, abort, layout };
 
@@ -110,13 +116,29 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
     { name: "entrypoints", fn: emitNameTable(policy.plans.map((p) => p.name), abi) },
     { name: "builtins", fn: emitNameTable(policy.hostBuiltins.map((b) => b.name), abi) },
   ];
+  // Last: it builds every constant the functions above asked for.
+  emitted.push({ name: "opa_init_constants", fn: constants.emitStart(startFunction(rt)) });
 
   appendFunctions(rt, emitted.map((e) => e.fn));
+  addConstantGlobals(rt, constants.size, start);
   addData(rt, layout);
   setExports(rt, { eval: evalFn, opa_eval: opaEval, entrypoints, builtins }, options);
   const first = rt.importedFuncs + rt.definedFuncs;
   addFunctionNames(rt.module, emitted.map((e, i) => [first + i, e.name]));
   return writeModule(rt.module);
+}
+
+/** The runtime's start function (AssemblyScript's static initialisation), if it has one. */
+function startFunction(rt: RuntimeModule): number | undefined {
+  const body = findSection(rt.module, SectionId.start)?.body;
+  return body ? new ByteReader(body).u32() : undefined;
+}
+
+/** One mutable i32 global per constant (set by the start function), and that function as the start. */
+function addConstantGlobals(rt: RuntimeModule, count: number, start: number): void {
+  for (let i = 0; i < count; i++) rt.globals.push({ type: ValType.i32, mutable: true, init: i32ConstExpr(0) });
+  setSection(rt.module, SectionId.global, encodeGlobals(rt.globals));
+  setSection(rt.module, SectionId.start, new ByteWriter().u32(start).toBytes());
 }
 
 /** The rule's path for stack traces, plus the unique func name when one rule has several funcs. */
@@ -172,27 +194,28 @@ function builtinName(exportName: string): string {
   return exportName.slice(3);
 }
 
-/** Appends bodies and their types; signatures are all-i32 `(i32 x params) -> i32`. */
+/** Appends bodies and their types; signatures are all-i32 `(i32 x params) -> i32` (or `-> ()` when `results` is 0). */
 function appendFunctions(rt: RuntimeModule, fns: EmittedFunction[]): void {
   const m = rt.module;
-  const typeIndex = new Map<number, number>();
+  const typeIndex = new Map<string, number>();
   const newTypes: Uint8Array[] = [];
-  const allI32 = (t: FuncType, params: number) =>
-    t.params.length === params && t.params.every((p) => p === ValType.i32) && t.results.length === 1 && t.results[0] === ValType.i32;
+  const allI32 = (t: FuncType, params: number, results: number) =>
+    t.params.length === params && t.params.every((p) => p === ValType.i32) && t.results.length === results && t.results.every((r) => r === ValType.i32);
   // Reuse the runtime's own `(i32 x n) -> i32` types where it has them.
-  const typeOf = (params: number): number => {
-    let index = typeIndex.get(params);
+  const typeOf = (params: number, results: number): number => {
+    const key = `${params}:${results}`;
+    let index = typeIndex.get(key);
     if (index === undefined) {
-      index = rt.types.findIndex((t) => allI32(t, params));
+      index = rt.types.findIndex((t) => allI32(t, params, results));
       if (index < 0) {
         index = rt.types.length + newTypes.length;
-        newTypes.push(encodeFuncType({ params: new Array<number>(params).fill(ValType.i32), results: [ValType.i32] }));
+        newTypes.push(encodeFuncType({ params: new Array<number>(params).fill(ValType.i32), results: new Array<number>(results).fill(ValType.i32) }));
       }
-      typeIndex.set(params, index);
+      typeIndex.set(key, index);
     }
     return index;
   };
-  const funcEntries = fns.map((f) => new ByteWriter().u32(typeOf(f.params)).toBytes());
+  const funcEntries = fns.map((f) => new ByteWriter().u32(typeOf(f.params, f.results ?? 1)).toBytes());
   setSection(m, SectionId.type, appendVec(findSection(m, SectionId.type)?.body, newTypes));
   setSection(m, SectionId.function, appendVec(findSection(m, SectionId.function)?.body, funcEntries));
   setSection(m, SectionId.code, appendVec(findSection(m, SectionId.code)?.body, fns.map((f) => f.body)));

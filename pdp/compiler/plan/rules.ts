@@ -8,8 +8,9 @@
  * - partial set / object: the collection starts empty and each solution of
  *   each body adds its element / key path (ObjectInsertOnce: conflicts abort);
  * - function: args unify with the params first; outputs must agree.
- * Rule (non-function) values are memoised per evaluation: MemoGet first,
- * MemoInsert when defined (`with` opens a fresh memo frame, see exprs.ts).
+ * Rule (non-function) values are memoised per evaluation, undefined
+ * included: MemoGet first, MemoInsert at the end (`with` opens a fresh memo
+ * frame, see exprs.ts).
  */
 import type { CheckedRule, RuleNode } from "../check";
 import { isGround } from "../check/vars";
@@ -83,12 +84,9 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
     default:
       break;
   }
-  if (memo) {
-    fb.topBlock(() => {
-      fb.emit({ type: "IsDefined", source: ret });
-      fb.emit({ type: "MemoInsert", func: funcIndex, value: ret });
-    });
-  }
+  // Undefined is memoised too: rules that do not hold are referenced often
+  // (`not x`, else chains) and would otherwise be evaluated at every reference.
+  if (memo) fb.topBlock(() => fb.emit({ type: "MemoInsert", func: funcIndex, value: ret }));
 }
 
 /** One rule and its `else` chain: the first body that succeeds gives the chain's value. */

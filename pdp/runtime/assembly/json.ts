@@ -192,6 +192,7 @@ class Parser {
     const end = this.end;
     let p = start;
     let escapes = false;
+    let ascii = true;
     while (true) {
       if (p >= end) return null;
       const c = load<u8>(p);
@@ -200,10 +201,16 @@ class Parser {
       if (c == 0x5c) {
         escapes = true;
         p += 2;
-      } else p++;
+      } else {
+        if (c >= 0x80) ascii = false;
+        p++;
+      }
     }
     if (p > end) return null;
     this.pos = p + 1;
+    // Plain ASCII (nearly every key and value): the length is known, so
+    // widen the bytes straight into a string of that size.
+    if (ascii && !escapes) return widenAscii(start, p);
     return decodeString(start, p, escapes);
   }
 
@@ -218,6 +225,20 @@ class Parser {
   }
 }
 
+/** ASCII bytes [start, end) as a string: each byte becomes one UTF-16 unit. */
+function widenAscii(start: usize, end: usize): string {
+  const out = __rt_new_uninit((end - start) << 1, idof<string>()); // every unit is written below
+  let o = out;
+  let p = start;
+  // Four bytes per step: spread 4 x u8 into 4 x u16 lanes.
+  for (; p + 4 <= end; p += 4, o += 8) {
+    const x = <u64>load<u32>(p);
+    store<u64>(o, (x & 0xff) | ((x & 0xff00) << 8) | ((x & 0xff0000) << 16) | ((x & 0xff000000) << 24));
+  }
+  for (; p < end; p++, o += 2) store<u16>(o, load<u8>(p));
+  return changetype<string>(out);
+}
+
 /**
  * Decodes UTF-8 bytes [start, end) (with JSON escapes when `escapes`) into an
  * AssemblyScript string, null on a bad escape. A string never has more
@@ -225,7 +246,8 @@ class Parser {
  */
 function decodeString(start: usize, end: usize, escapes: bool): string | null {
   const cap = end - start;
-  const out = __new(cap << 1, idof<string>());
+  // Not zeroed: the units are written below and the rest is cut off by __renew.
+  const out = __rt_new_uninit(cap << 1, idof<string>());
   let o = out;
   let p = start;
   while (p < end) {

@@ -5,14 +5,22 @@
  *
  * Frames live on the heap, so a heap rewind (opa_heap_ptr_set, rt_eval_begin)
  * must drop them: `resetMemo` forgets them and the next use starts over.
+ *
+ * An undefined rule value is memoised too (as MEMO_UNDEFINED), so a rule
+ * that does not hold is evaluated once per evaluation, not at every
+ * reference: rt_memo_get answers 0 for "not computed yet", MEMO_UNDEFINED
+ * for "computed, undefined", else the value's address.
  */
 import { resetRegexCache } from "./builtins/regex/cache";
 
 /** Innermost frame last; each frame is indexed by func id (0 = no value). */
 let frames: Array<Array<usize>> | null = null;
+/** The innermost frame (frames' last), kept at hand: every rule call reads it. */
+let current: Array<usize> | null = null;
 
 export function resetMemo(): void {
   frames = null;
+  current = null;
 }
 
 /**
@@ -35,24 +43,37 @@ function stack(): Array<Array<usize>> {
 }
 
 function top(): Array<usize> {
-  const f = stack();
-  return unchecked(f[f.length - 1]);
+  let t = current;
+  if (t === null) {
+    const f = stack();
+    t = unchecked(f[f.length - 1]);
+    current = t;
+  }
+  return t;
 }
+
+/** Marks a memoised undefined value: never a value address (values are 16-byte aligned, and 0 is undefined). */
+const MEMO_UNDEFINED: usize = 1;
 
 export function rt_memo_get(func: i32): usize {
   const t = top();
   return func >= 0 && func < t.length ? unchecked(t[func]) : 0;
 }
 
+/** Memoises value (0 = undefined) for func; rt_memo_get then answers it. */
 export function rt_memo_insert(func: i32, value: usize): void {
   if (func < 0) return;
   const t = top();
-  while (t.length <= func) t.push(0);
-  unchecked((t[func] = value));
+  // Grow in one step (at least doubling), not one push per missing index:
+  // a policy's func ids run into the hundreds and frames start empty.
+  if (func >= t.length) t.length = max(func + 1, t.length << 1);
+  unchecked((t[func] = value != 0 ? value : MEMO_UNDEFINED));
 }
 
 export function rt_memo_push(): void {
-  stack().push(new Array<usize>());
+  const t = new Array<usize>();
+  stack().push(t);
+  current = t;
 }
 
 /** Drops the innermost frame; the outermost one is never dropped. */
@@ -60,4 +81,5 @@ export function rt_memo_pop(): void {
   const f = stack();
   if (f.length > 1) f.pop();
   else unchecked((f[0] = new Array<usize>()));
+  current = unchecked(f[f.length - 1]);
 }

@@ -16,7 +16,7 @@
  * asc compiles this file as an entry, so everything `export`ed here would
  * become a Wasm export: only `__heap_start` is. The helpers other modules
  * need (`__rt_heap_top`, `__rt_set_heap_top`, `__rt_heap_floor`,
- * `__rt_is_heap_block`) are `@global` instead, like AssemblyScript's own
+ * `__rt_is_heap_block`, `__rt_new_uninit`) are `@global` instead, like AssemblyScript's own
  * `__alloc`/`__new`. build.mjs also turns off the shadow stack asc would
  * otherwise add for a custom runtime.
  *
@@ -113,11 +113,35 @@ function __alloc(size: usize): usize {
   const payloadSize = computeSize(size);
   maybeGrowMemory(ptr + payloadSize);
   block.mmInfo = payloadSize;
-  // AssemblyScript's library treats a custom runtime like its GC runtime and
-  // expects fresh blocks to be zeroed; after a heap rewind this memory holds
-  // the previous evaluation's bytes, so zero it here.
-  memory.fill(ptr, 0, payloadSize);
+  // Not zeroed: raw blocks (opa_malloc, output buffers) are written before
+  // they are read. Managed objects are zeroed by __new.
   return ptr;
+}
+
+/** Largest block zeroed by plain stores; bigger ones use memory.fill. */
+const SMALL_BLOCK: usize = 128;
+
+/**
+ * Zeroes [ptr, ptr + size). Most blocks are small (a value, an array header,
+ * a short string) and V8 runs `memory.fill` as a call out of Wasm, which
+ * costs more than the few stores such a block needs.
+ */
+// @ts-ignore: decorator
+@inline function zero(ptr: usize, size: usize): void {
+  if (size > SMALL_BLOCK) {
+    memory.fill(ptr, 0, size);
+    return;
+  }
+  const end = ptr + size;
+  let p = ptr;
+  while (p + 8 <= end) {
+    store<u64>(p, 0);
+    p += 8;
+  }
+  while (p < end) {
+    store<u8>(p, 0);
+    p++;
+  }
 }
 
 // @ts-ignore: decorator
@@ -134,9 +158,11 @@ function __realloc(ptr: usize, size: usize): usize {
       memory.fill(ptr + actualSize, 0, payloadSize - actualSize); // zeroed like fresh blocks
       block.mmInfo = payloadSize;
     } else {
-      // Not the last block: copy to a new one at least double the size.
+      // Not the last block: copy to a new one at least double the size,
+      // the part past the copy zeroed like fresh blocks.
       const newPtr = __alloc(max<usize>(payloadSize, actualSize << 1));
       memory.copy(newPtr, ptr, actualSize);
+      zero(newPtr + actualSize, changetype<BLOCK>(newPtr - BLOCK_OVERHEAD).mmInfo - actualSize);
       ptr = newPtr;
     }
   } else if (isLast) {
@@ -171,6 +197,22 @@ function __reset(): void {
 // @ts-ignore: decorator
 @unsafe @global
 function __new(size: usize, id: u32): usize {
+  const obj = __rt_new_uninit(size, id);
+  // AssemblyScript's library treats a custom runtime like its GC runtime and
+  // expects fresh objects to be zeroed; after a heap rewind this memory holds
+  // the previous evaluation's bytes, so zero it here.
+  zero(obj, changetype<BLOCK>(obj - OBJECT_OVERHEAD - BLOCK_OVERHEAD).mmInfo - OBJECT_OVERHEAD);
+  return obj;
+}
+
+/**
+ * __new without the zeroing, for objects the caller fills completely right
+ * away (strings decoded from input bytes: most of the bytes a parse
+ * allocates).
+ */
+// @ts-ignore: decorator
+@unsafe @global
+function __rt_new_uninit(size: usize, id: u32): usize {
   if (size > OBJECT_MAXSIZE) throw new Error("allocation too large");
   const ptr = __alloc(OBJECT_OVERHEAD + size);
   const object = changetype<OBJECT>(ptr - BLOCK_OVERHEAD);

@@ -70,6 +70,7 @@ export class ObjV extends Value {
 
   /** Index of key, or -(insertion point) - 1 when absent. */
   find(key: Value): i32 {
+    if (key.kind == T_STRING) return findString(this.keys, changetype<StrV>(key).value);
     let lo = 0;
     let hi = this.keys.length - 1;
     while (lo <= hi) {
@@ -127,6 +128,7 @@ export class SetV extends Value {
   }
 
   find(v: Value): i32 {
+    if (v.kind == T_STRING) return findString(this.items, changetype<StrV>(v).value);
     let lo = 0;
     let hi = this.items.length - 1;
     while (lo <= hi) {
@@ -152,6 +154,27 @@ export class SetV extends Value {
   get size(): i32 {
     return this.items.length;
   }
+}
+
+/**
+ * Binary search of a string in sorted values (object keys, set elements),
+ * the common case (JSON objects, `input.x`, `data.routes[id]`, sets of
+ * names): the order of compare() without its dispatch. Index, or
+ * -(insertion point) - 1 when absent.
+ */
+function findString(sorted: Array<Value>, key: string): i32 {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = unchecked(sorted[mid]);
+    // Kinds first: null, booleans and numbers sort before strings, collections after.
+    const c = k.kind == T_STRING ? compareStrings(changetype<StrV>(k).value, key) : k.kind < T_STRING ? -1 : 1;
+    if (c < 0) lo = mid + 1;
+    else if (c > 0) hi = mid - 1;
+    else return mid;
+  }
+  return -lo - 1;
 }
 
 function insertAt(arr: Array<Value>, at: i32, v: Value): void {
@@ -209,15 +232,26 @@ export function str(s: string): StrV {
   return c;
 }
 
-/** Byte-wise UTF-8 order of two strings: -1, 0 or 1. */
+/**
+ * Byte-wise UTF-8 order of two strings: -1, 0 or 1. One pass over the code
+ * units (object keys are compared on every lookup, so no `a == b` pre-pass
+ * and no bounds-checked charCodeAt).
+ */
 export function compareStrings(a: string, b: string): i32 {
-  if (a == b) return 0;
+  if (changetype<usize>(a) == changetype<usize>(b)) return 0;
   const la = a.length;
   const lb = b.length;
   const n = la < lb ? la : lb;
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
+  const pa = changetype<usize>(a);
+  const pb = changetype<usize>(b);
+  // Skip the common prefix four units at a time (keys such as "invoices.get"
+  // and "invoices.list" share long ones), then find the first difference.
+  let i = 0;
+  while (i + 4 <= n && load<u64>(pa + (<usize>i << 1)) == load<u64>(pb + (<usize>i << 1))) i += 4;
+  for (; i < n; i++) {
+    const off = <usize>i << 1;
+    const ca = <i32>load<u16>(pa + off);
+    const cb = <i32>load<u16>(pb + off);
     if (ca != cb) return codePointOrderUnit(ca) < codePointOrderUnit(cb) ? -1 : 1;
   }
   return la < lb ? -1 : la > lb ? 1 : 0;
@@ -283,10 +317,12 @@ export function equal(a: Value, b: Value): bool {
 
 /**
  * Builds an object from keys and values in any order; a later duplicate key
- * wins (JSON parsing semantics). Already-sorted input costs one pass.
+ * wins (JSON parsing semantics). Already-sorted input costs one pass. Takes
+ * ownership of both arrays: the object may keep them, reordered.
  */
 export function objectFromPairs(keys: Array<Value>, vals: Array<Value>): ObjV {
   const n = keys.length;
+  if (n <= SMALL_OBJECT) return new ObjV(sortPairsInPlace(keys, vals), vals);
   let sorted = true;
   for (let i = 1; i < n; i++) {
     if (compare(unchecked(keys[i - 1]), unchecked(keys[i])) >= 0) {
@@ -309,6 +345,51 @@ export function objectFromPairs(keys: Array<Value>, vals: Array<Value>): ObjV {
     }
   }
   return new ObjV(outK, outV);
+}
+
+/**
+ * Objects up to this many keys (nearly every object in a decision input)
+ * are sorted by insertion in place: no index arrays and no copies, and
+ * already-sorted keys cost one comparison each.
+ */
+const SMALL_OBJECT: i32 = 32;
+
+/**
+ * Insertion sort of keys (and vals alongside) into a sorted, duplicate-free
+ * prefix, which the arrays are then cut to; a later duplicate key's value
+ * wins. Returns keys.
+ */
+function sortPairsInPlace(keys: Array<Value>, vals: Array<Value>): Array<Value> {
+  const n = keys.length;
+  let m = 0; // length of the sorted prefix
+  for (let i = 0; i < n; i++) {
+    const k = unchecked(keys[i]);
+    const v = unchecked(vals[i]);
+    let j = m - 1;
+    let c = 1;
+    while (j >= 0) {
+      c = compare(unchecked(keys[j]), k);
+      if (c <= 0) break;
+      j--;
+    }
+    if (j >= 0 && c == 0) {
+      unchecked((vals[j] = v));
+      continue;
+    }
+    // m <= i, so the slots written here were already read.
+    for (let t = m; t > j + 1; t--) {
+      unchecked((keys[t] = keys[t - 1]));
+      unchecked((vals[t] = vals[t - 1]));
+    }
+    unchecked((keys[j + 1] = k));
+    unchecked((vals[j + 1] = v));
+    m++;
+  }
+  if (m < n) {
+    keys.length = m;
+    vals.length = m;
+  }
+  return keys;
 }
 
 /** Builds a set from elements in any order, dropping duplicates. */

@@ -34,8 +34,9 @@ package system.log
 
 redacted := "[REDACTED]"
 
-# `suspicious` is checked once, here (an undefined rule is re-evaluated at
-# every reference by our compiler, so it is referenced only once).
+# `suspicious` gates everything: when it does not hold (the common case),
+# no per-node rule below runs. (Our compiler memoises a rule's value,
+# undefined included, so referencing it more than once would cost nothing.)
 mask contains item if {
 	suspicious
 	some item in findings

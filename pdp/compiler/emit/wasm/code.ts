@@ -19,9 +19,12 @@ const OP = {
   return: 0x0f,
   call: 0x10,
   drop: 0x1a,
+  select: 0x1b,
   localGet: 0x20,
   localSet: 0x21,
   localTee: 0x22,
+  globalGet: 0x23,
+  globalSet: 0x24,
   i32Const: 0x41,
   i32Eqz: 0x45,
   i32Eq: 0x46,
@@ -104,6 +107,11 @@ export class Code {
     return this.op(OP.drop);
   }
 
+  /** `select`: of the two values under an i32 condition, the first when it is non-zero. */
+  select(): this {
+    return this.op(OP.select);
+  }
+
   call(index: number): this {
     this.w.byte(OP.call).u32(index);
     return this;
@@ -121,6 +129,16 @@ export class Code {
 
   tee(local: number): this {
     this.w.byte(OP.localTee).u32(local);
+    return this;
+  }
+
+  globalGet(global: number): this {
+    this.w.byte(OP.globalGet).u32(global);
+    return this;
+  }
+
+  globalSet(global: number): this {
+    this.w.byte(OP.globalSet).u32(global);
     return this;
   }
 

@@ -15,13 +15,55 @@ import { formatNumber } from "../number";
 
 const HEX = "0123456789abcdef";
 
+/**
+ * A growing UTF-16 buffer the encoder appends to: one copy per piece and
+ * one string at the end, where an array of pieces and a join would allocate
+ * a string per piece (json.marshal runs on the decision log's hot path).
+ */
+class TextOut {
+  buf: usize;
+  len: usize = 0; // in bytes
+  cap: usize;
+
+  constructor() {
+    this.cap = 256;
+    this.buf = __alloc(this.cap);
+  }
+
+  push(s: string): void {
+    this.pushUnits(changetype<usize>(s), 0, s.length);
+  }
+
+  /** Appends units [from, to) of the string at address s. */
+  pushUnits(s: usize, from: i32, to: i32): void {
+    const n = <usize>(to - from) << 1;
+    if (this.len + n > this.cap) {
+      let cap = this.cap << 1;
+      while (cap < this.len + n) cap <<= 1;
+      this.buf = __realloc(this.buf, cap);
+      this.cap = cap;
+    }
+    memory.copy(this.buf + this.len, s + (<usize>from << 1), n);
+    this.len += n;
+  }
+
+  toString(): string {
+    const out = __new(this.len, idof<string>());
+    memory.copy(out, this.buf, this.len);
+    return changetype<string>(out);
+  }
+}
+
 /** Appends s as a Go-encoded JSON string literal. */
-function quoteGo(out: Array<string>, s: string): void {
-  let buf = "\"";
+function quoteGo(out: TextOut, s: string): void {
+  const sp = changetype<usize>(s);
+  out.push("\"");
   let from = 0;
   const n = s.length;
   for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
+    const c = <i32>load<u16>(sp + (<usize>i << 1));
+    // The common case: a character that needs no escape.
+    if (c >= 0x20 && c != 0x22 && c != 0x5c && c != 0x3c && c != 0x3e && c != 0x26 && c < 0x2028) continue;
     let esc: string | null = null;
     if (c == 0x22) esc = "\\\"";
     else if (c == 0x5c) esc = "\\\\";
@@ -41,17 +83,36 @@ function quoteGo(out: Array<string>, s: string): void {
       esc = "\\ufffd";
     }
     if (esc !== null) {
-      buf += s.substring(from, i) + esc;
+      out.pushUnits(sp, from, i);
+      out.push(esc);
       from = i + 1;
     }
   }
-  out.push(buf + s.substring(from, n) + "\"");
+  out.pushUnits(sp, from, n);
+  out.push("\"");
 }
 
 /** Object entries with keys turned into strings and sorted the way Go sorts map keys. */
 function stringKeyedEntries(o: ObjV): Array<i32> {
   const n = o.keys.length;
   const names = new Array<string>(n);
+  // All keys strings (JSON objects): the object's own order (code point
+  // order, unique) is already Go's order, so there is nothing to sort.
+  let allStrings = true;
+  for (let i = 0; i < n; i++) {
+    const k = unchecked(o.keys[i]);
+    if (k.kind != T_STRING) {
+      allStrings = false;
+      break;
+    }
+    unchecked((names[i] = asStr(k).value));
+  }
+  if (allStrings) {
+    keyNames = names;
+    const order = new Array<i32>(n);
+    for (let i = 0; i < n; i++) unchecked((order[i] = i));
+    return order;
+  }
   for (let i = 0; i < n; i++) {
     const k = unchecked(o.keys[i]);
     unchecked((names[i] = k.kind == T_STRING ? asStr(k).value : encode(k, null, "")));
@@ -81,17 +142,17 @@ let keyNames: Array<string> = new Array<string>();
  * json.MarshalIndent(v, prefix, indent) minus the prefix of the first line.
  */
 function encode(v: Value, indent: string | null, prefix: string): string {
-  const out = new Array<string>();
+  const out = new TextOut();
   write(out, v, indent, prefix, 0);
-  return out.join("");
+  return out.toString();
 }
 
-function newline(out: Array<string>, indent: string, prefix: string, depth: i32): void {
+function newline(out: TextOut, indent: string, prefix: string, depth: i32): void {
   out.push("\n" + prefix);
   for (let i = 0; i < depth; i++) out.push(indent);
 }
 
-function write(out: Array<string>, v: Value, indent: string | null, prefix: string, depth: i32): void {
+function write(out: TextOut, v: Value, indent: string | null, prefix: string, depth: i32): void {
   switch (v.kind) {
     case T_NULL:
       out.push("null");

@@ -8,7 +8,7 @@
  */
 
 import { Value, ArrV, StrV, T_ARRAY, T_SET, asArr, asSet, boolV, num } from "../value";
-import { strArg, intArg, intArgOk, codePoints, codePointCount, fromCodePoints, codePointString } from "./text";
+import { strArg, intArg, intArgOk, codePoints, codePointCount, fromCodePoints, codePointString, indexOfString } from "./text";
 
 /** concat(delimiter, array or set of strings): Go's strings.Join. */
 export function bi_concat(delim: Value | null, coll: Value | null): Value | null {
@@ -31,7 +31,7 @@ export function bi_contains(a: Value | null, b: Value | null): Value | null {
   const s = strArg(a);
   const sub = strArg(b);
   if (s === null || sub === null) return null;
-  return boolV(s.includes(sub));
+  return boolV(indexOfString(s, sub) >= 0);
 }
 
 export function bi_startswith(a: Value | null, b: Value | null): Value | null {
@@ -94,10 +94,10 @@ export function bi_strings_count(a: Value | null, b: Value | null): Value | null
   if (s === null || sub === null) return null;
   if (sub.length == 0) return num(<f64>(codePointCount(s) + 1));
   let n = 0;
-  let at = s.indexOf(sub, 0);
+  let at = indexOfString(s, sub, 0);
   while (at >= 0) {
     n++;
-    at = s.indexOf(sub, at + sub.length);
+    at = indexOfString(s, sub, at + sub.length);
   }
   return num(<f64>n);
 }

@@ -99,6 +99,8 @@ function mapCase(c: i32, upper: bool): i32 {
 function caseString(a: Value | null, upper: bool): Value | null {
   const s = strArg(a);
   if (s === null) return null;
+  const ascii = asciiCase(s, upper);
+  if (ascii !== null) return ascii === s ? a : new StrV(ascii);
   const units = new Array<i32>();
   let changed = false;
   for (let i = 0; i < s.length; ) {
@@ -109,6 +111,32 @@ function caseString(a: Value | null, upper: bool): Value | null {
     pushCodePoint(units, m);
   }
   return changed ? new StrV(String.fromCharCodes(units)) : a;
+}
+
+/**
+ * The case mapping of an all-ASCII string (s itself when nothing changes),
+ * or null when s has a non-ASCII unit and needs the full Unicode mapping.
+ * ASCII is the common case: one pass, one copy, no code point array.
+ */
+function asciiCase(s: string, upper: bool): string | null {
+  const n = s.length;
+  const sp = changetype<usize>(s);
+  const lo = upper ? 0x61 : 0x41; // the range that changes: a-z or A-Z
+  let first = -1;
+  for (let i = 0; i < n; i++) {
+    const c = <i32>load<u16>(sp + (<usize>i << 1));
+    if (c >= 0x80) return null;
+    if (first < 0 && c >= lo && c < lo + 26) first = i;
+  }
+  if (first < 0) return s;
+  const out = __new(<usize>n << 1, idof<string>());
+  memory.copy(out, sp, <usize>n << 1);
+  for (let i = first; i < n; i++) {
+    const at = out + (<usize>i << 1);
+    const c = <i32>load<u16>(at);
+    if (c >= lo && c < lo + 26) store<u16>(at, <u16>(c ^ 0x20));
+  }
+  return changetype<string>(out);
 }
 
 export function bi_lower(a: Value | null): Value | null {

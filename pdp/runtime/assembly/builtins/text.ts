@@ -18,6 +18,56 @@ export function strArg(v: Value | null): string | null {
   return changetype<StrV>(v).value;
 }
 
+/**
+ * Index (UTF-16 units) of the first occurrence of `needle` in `s` at or
+ * after `from`, -1 if none; an empty needle matches at `from`.
+ *
+ * Why not String#indexOf: AssemblyScript's compares the whole needle (a
+ * memcmp call) at every position. Looking for the needle's first unit, four
+ * positions at a time, and comparing the rest only where it occurs is many
+ * times faster, and `contains` over a serialised input is on the decision
+ * log's hot path. (Boyer-Moore-Horspool was tried: its skips depend on a
+ * table load per step, which makes it slower for needles this short.)
+ */
+export function indexOfString(s: string, needle: string, from: i32 = 0): i32 {
+  const n = needle.length;
+  const last = s.length - n;
+  if (from < 0) from = 0;
+  if (n == 0) return from <= s.length ? from : -1;
+  const sp = changetype<usize>(s);
+  const np = changetype<usize>(needle);
+  // Four positions per step: a 64-bit load of four units XORed with the
+  // needle's first unit in every lane, ORed with the same for the next four
+  // units and the second unit, has a zero lane where the needle's first two
+  // units occur (SWAR zero test; it may also flag the lane above a real
+  // zero, so each flagged block is checked position by position). Two units
+  // at once matter: in JSON text, quotes and common letters start many
+  // false candidates.
+  const ONES: u64 = 0x0001000100010001;
+  // A one-unit needle tests its first unit twice.
+  const step2: usize = n > 1 ? 2 : 0;
+  const first = <u64>load<u16>(np) * ONES;
+  const second = <u64>load<u16>(np + step2) * ONES;
+  let i = from;
+  for (; i + 3 <= last; i += 4) {
+    const at = sp + (<usize>i << 1);
+    const v = (load<u64>(at) ^ first) | (load<u64>(at + step2) ^ second);
+    if (((v - ONES) & ~v & 0x8000800080008000) == 0) continue;
+    for (let j = i; j < i + 4; j++) if (matchesAt(sp, j, np, n)) return j;
+  }
+  for (; i <= last; i++) if (matchesAt(sp, i, np, n)) return i;
+  return -1;
+}
+
+/** True when the n units at np occur in the string at sp from unit i. */
+// @ts-ignore: decorator
+@inline function matchesAt(sp: usize, i: i32, np: usize, n: i32): bool {
+  const at = sp + (<usize>i << 1);
+  let k = 0;
+  while (k < n && load<u16>(at + (<usize>k << 1)) == load<u16>(np + (<usize>k << 1))) k++;
+  return k == n;
+}
+
 /** The f64 of a number value, or NaN for undefined or another type. */
 export function numArg(v: Value | null): f64 {
   if (v === null || v.kind != T_NUMBER) return NaN;

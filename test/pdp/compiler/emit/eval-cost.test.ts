@@ -1,0 +1,132 @@
+/**
+ * Semantics of the evaluation-cost work (their speed is measured by
+ * bench/eval-profile.bench.ts, never here): undefined rule values are
+ * memoised per evaluation, constants built once per instance survive heap
+ * rewinds, and the fast string paths (contains, strings.count, lower/upper,
+ * string-keyed lookups) agree with the plain definitions.
+ */
+import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
+import { compile } from "../../../../pdp/compiler";
+
+async function load(source: string, entrypoints: string[]): Promise<LoadedPolicy> {
+  const policy = await loadPolicy(compile([{ file: "t.rego", source }], { entrypoints }).wasm);
+  policy.setData({});
+  return policy;
+}
+
+const result = (policy: LoadedPolicy, input: unknown, entrypoint: string): unknown =>
+  (policy.evaluate(input, entrypoint) as Array<{ result: unknown }>)[0]?.result;
+
+test("an undefined rule is evaluated once per evaluation, however often it is referenced", async () => {
+  const policy = await load(
+    `package t
+
+x if {
+	print("x evaluated")
+	input.missing
+}
+
+y if {
+	not x
+	not x
+	not x
+}
+`,
+    ["t/y"],
+  );
+  const log = jest.spyOn(console, "log").mockImplementation(() => {});
+  try {
+    expect(result(policy, { a: 1 }, "t/y")).toBe(true);
+    expect(log.mock.calls.filter(([line]) => line === "x evaluated")).toHaveLength(1);
+    // The memo belongs to one evaluation: the next one evaluates x again.
+    expect(result(policy, { a: 1 }, "t/y")).toBe(true);
+    expect(log.mock.calls.filter(([line]) => line === "x evaluated")).toHaveLength(2);
+  } finally {
+    log.mockRestore();
+  }
+});
+
+test("an undefined rule stays undefined under with, and defined outside it", async () => {
+  const policy = await load(
+    `package t
+
+x if input.flag
+
+r := [a, b] if {
+	a := x with input as {"flag": true}
+	b := count([1 | x])
+}
+`,
+    ["t/r"],
+  );
+  expect(result(policy, {}, "t/r")).toEqual([true, 0]);
+});
+
+test("constants built at instantiation survive heap rewinds and large inputs", async () => {
+  const policy = await load(
+    `package t
+
+greeting := "hello, wörld"
+
+out := {
+	"s": greeting,
+	"n": 1.5e3,
+	"i": 42,
+	"list": [greeting, "x"],
+	"obj": {greeting: 7},
+	"seen": input.big[0],
+}
+`,
+    ["t/out"],
+  );
+  const want = { s: "hello, wörld", n: 1500, i: 42, list: ["hello, wörld", "x"], obj: { "hello, wörld": 7 } };
+  for (let round = 0; round < 5; round++) {
+    // A large input overwrites the heap above the rewind mark each time.
+    const big = Array.from({ length: 2000 }, (_, i) => `value-${round}-${i}`);
+    expect(result(policy, { big }, "t/out")).toEqual({ ...want, seen: `value-${round}-0` });
+  }
+});
+
+test("contains and strings.count agree with a plain search at every offset and length", async () => {
+  const policy = await load(
+    `package t
+
+r := [contains(input.s, input.n), strings.count(input.s, input.n)]
+`,
+    ["t/r"],
+  );
+  const units = ["a", "b", '"', "é", "😀"];
+  const cases: Array<[string, string]> = [];
+  for (let len = 0; len <= 13; len++) {
+    const s = Array.from({ length: len }, (_, i) => units[(i * 7 + len) % 3]).join("");
+    for (let n = 0; n <= 3; n++) for (let at = 0; at + n <= len; at++) cases.push([s, s.slice(at, at + n)]);
+    cases.push([s, "ba\""], [s, "zz"], [s + "é😀", "😀"], [s + "é😀", "é"]);
+  }
+  for (const [s, n] of cases) {
+    const count = n === "" ? [...s].length + 1 : s.split(n).length - 1;
+    expect([s, n, result(policy, { s, n }, "t/r")]).toEqual([s, n, [s.includes(n), count]]);
+  }
+});
+
+test("lower and upper: ASCII fast path and the Unicode mapping", async () => {
+  const policy = await load(`package t\n\nr := [lower(input.s), upper(input.s)]\n`, ["t/r"]);
+  // (No special casing like ß -> SS: Go maps rune by rune, so JS is not the reference there.)
+  for (const s of ["", "abc", "ABC", "MiXeD-Case_09", "ÉCOLE été", "x😀Y"]) {
+    expect(result(policy, { s }, "t/r")).toEqual([s.toLowerCase(), s.toUpperCase()]);
+  }
+});
+
+test("lookups by string key and set membership, with keys of mixed types", async () => {
+  const policy = await load(
+    `package t
+
+obj := {1: "one", "a": "A", "ab": "AB", "abcdefgh": "long", "abcdefgi": "long2", null: "null", "": "empty"}
+
+s := {1, "a", "abcdefgh", [1], null}
+
+r := [obj.a, obj.ab, obj.abcdefgh, obj.abcdefgi, obj[""], obj[1], obj[null], "abcdefgh" in s, "abcdefgx" in s, 1 in s, [1] in s, object.get(obj, "zz", "none")]
+`,
+    ["t/r"],
+  );
+  expect(result(policy, {}, "t/r")).toEqual(["A", "AB", "long", "long2", "empty", "one", "null", true, false, true, true, "none"]);
+});
