@@ -8,7 +8,15 @@
  *   await log.close();    // graceful shutdown: flush everything, close the database
  *
  * stats() accounts for every record (recorded = logged + droppedByPolicy +
- * internalErrors) and, per sink, for every event (written + pending + dropped).
+ * internalErrors + queued) and, per sink, for every event (written + pending
+ * + dropped).
+ *
+ * Off the request path: record() only stamps the time and queues the record;
+ * building, masking (the mask and drop policies are evaluations of their
+ * own) and writing happen in a batch on the next turn of the event loop. A
+ * full queue is drained on the spot instead of dropping anything, and
+ * flush()/close() drain it first. The PDP hands over the input it decided
+ * on and never changes it afterwards, so deferring changes no event.
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
@@ -57,6 +65,8 @@ export interface DecisionLogStats {
   failSafe: number;
   /** Records lost to a bug in the log itself (reported; should stay 0). */
   internalErrors: number;
+  /** Records waiting for the next batch. */
+  queued: number;
   sinks: Record<string, SinkStats>;
 }
 
@@ -65,6 +75,9 @@ export interface ManagedDecisionLog extends DecisionLog {
   close(): Promise<void>;
   stats(): DecisionLogStats;
 }
+
+/** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
+const MAX_QUEUED = 1000;
 
 export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
   const onError = safely(options.onError ?? reportToStderr);
@@ -86,10 +99,24 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
   };
   const counts = { recorded: 0, logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0 };
 
-  function record(given: DecisionRecord): void {
+  const queue: Array<{ record: DecisionRecord; timestamp: string }> = [];
+  let drainScheduled = false;
+
+  function drain(): void {
+    drainScheduled = false;
+    for (const { record, timestamp } of queue.splice(0)) {
+      try {
+        processRecord(record, timestamp);
+      } catch (err) {
+        // processRecord() handles its own failures; reaching here is a bug, so it is counted and reported.
+        counts.internalErrors++;
+        onError(new DecisionLogError("event_build_error", messageOf(err)));
+      }
+    }
+  }
+
+  function processRecord(given: DecisionRecord, timestamp: string): void {
     let record = given;
-    counts.recorded++;
-    const timestamp = formatTimestamp(nowNs());
     let event: LogEvent;
     try {
       event = buildEvent(record, source, timestamp);
@@ -126,23 +153,25 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
 
   return {
     record(r: DecisionRecord): void {
-      try {
-        record(r);
-      } catch (err) {
-        // The contract: record never throws into the PDP. Reaching here is a bug, so it is counted and reported.
-        counts.internalErrors++;
-        onError(new DecisionLogError("event_build_error", messageOf(err)));
+      counts.recorded++;
+      queue.push({ record: r, timestamp: formatTimestamp(nowNs()) });
+      if (queue.length >= MAX_QUEUED) drain();
+      else if (!drainScheduled) {
+        drainScheduled = true;
+        setImmediate(drain);
       }
     },
     async flush(): Promise<void> {
+      drain();
       await Promise.all(sinks.map((s) => s.flush()));
     },
     async close(): Promise<void> {
+      drain();
       // The remote and console sinks first, so the database (the record of last resort) closes last.
       for (const sink of [...sinks].reverse()) await sink.close();
     },
     stats(): DecisionLogStats {
-      return { ...counts, sinks: Object.fromEntries(sinks.map((s) => [s.name, s.stats()])) };
+      return { ...counts, queued: queue.length, sinks: Object.fromEntries(sinks.map((s) => [s.name, s.stats()])) };
     },
   };
 }

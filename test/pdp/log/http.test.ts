@@ -103,6 +103,7 @@ test("a full buffer drops the oldest events and counts every drop", async () => 
   const { log } = remoteLog(receiver.url, { bufferSizeLimitEvents: 5 });
   const records = Array.from({ length: 8 }, () => makeRecord());
   for (const r of records) log.record(r);
+  await nextBatch();
   expect(log.stats().sinks.http).toEqual({ written: 0, pending: 5, dropped: 3, failures: 0 });
   await log.flush();
   expect(receiver.uploads.flatMap((u) => u.events.map((e) => e.decision_id))).toEqual(records.slice(3).map((r) => r.decisionId));
@@ -117,6 +118,7 @@ test("requeued chunks count against the buffer too: every event is written, pend
   await log.flush(); // gives up after 3 failed attempts; the events stay pending
   expect(log.stats().sinks.http).toEqual({ written: 0, pending: 10, dropped: 0, failures: 3 });
   for (let i = 0; i < 4; i++) log.record(makeRecord());
+  await nextBatch();
   expect(log.stats().sinks.http).toEqual(expect.objectContaining({ pending: 10, dropped: 4 }));
   await log.flush(); // the receiver has recovered
   expect(log.stats().sinks.http).toEqual({ written: 10, pending: 0, dropped: 4, failures: 3 });
@@ -164,3 +166,8 @@ test("invalid remote settings are refused when the log is created, with a stable
   expect(() => createDecisionLog({ remote: { url: "http://127.0.0.1", bufferSizeLimitEvents: 0 } })).toThrow(/^log_config_invalid: /);
   expect(() => createDecisionLog({ remote: { url: "http://127.0.0.1", uploadSizeLimitBytes: 10 } })).toThrow(/^log_config_invalid: /);
 });
+
+/** The log masks and writes records in a batch on the next turn of the event loop. */
+function nextBatch(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
