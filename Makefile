@@ -7,7 +7,7 @@ TS_SOURCES := $(shell find api pdp cli db inventory bench -name '*.ts' -not -pat
 REGO_SOURCES := $(shell find rego -name '*.rego' -o -name 'data.json' 2>/dev/null)
 PORTCULLIS := node bin/portcullis.js
 
-.PHONY: all install build run test conformance bench bench-api clean
+.PHONY: all install build run test conformance bench bench-api bench-eval clean
 
 all: build
 
@@ -29,8 +29,11 @@ var/bundle.tar.gz: build/runtime.wasm dist/.build-stamp $(REGO_SOURCES)
 
 build: build/runtime.wasm dist/.build-stamp var/bundle.tar.gz
 
+# Serves on 127.0.0.1:$(PORT); `portcullis serve` creates and seeds var/portcullis.db on first run
+# and the dev signing key under var/ (mint tokens with `npx portcullis token u_alice`).
+PORT ?= 8080
 run: build
-	@echo "policy bundle built: var/bundle.tar.gz (the HTTP service arrives with the API issue)"
+	$(PORTCULLIS) serve --host 127.0.0.1 --port $(PORT)
 
 test: build
 	npx tsc --noEmit -p tsconfig.json
@@ -42,6 +45,13 @@ conformance: build
 
 bench: build
 	node dist/bench/compiler.bench.js
+
+bench-api: build
+	node dist/bench/api.bench.js
+
+# Where one evaluation's time goes, for the real policy (see the file's header for --baseline and --cpu-loop).
+bench-eval: build
+	node dist/bench/eval-profile.bench.js
 
 clean:
 	rm -rf build dist var/bundle.tar.gz

@@ -3,6 +3,8 @@
  *
  *   rego build|eval|test|plan|conformance   the Rego -> Wasm toolchain
  *   decisions                               read the decision log (auditors)
+ *   serve                                   the HTTP API
+ *   token <user-id>                         a development bearer token
  *   events                                  read the security events (auditors)
  *
  * Later issues add their commands here. Every command returns its exit code.
@@ -11,6 +13,8 @@ import { UsageError } from "./args";
 import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
 import { regoCommand } from "./rego";
+import { serveCommand, SERVE_USAGE } from "./serve";
+import { tokenCommand, TOKEN_USAGE } from "./token";
 
 const USAGE = `usage: portcullis <command> [args]
 
@@ -21,7 +25,9 @@ commands:
   rego plan -e <pkg/rule> [-e ...] <files or dirs>
   rego conformance <dir> [--json report.json] [--min 0.8]
   ${DECISIONS_USAGE}
-  ${EVENTS_USAGE}`;
+  ${EVENTS_USAGE}
+  ${SERVE_USAGE}
+  ${TOKEN_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,6 +37,10 @@ export async function main(argv: string[]): Promise<number> {
         return await regoCommand(rest);
       case "decisions":
         return await decisionsCommand(rest);
+      case "serve":
+        return await serveCommand(rest);
+      case "token":
+        return await tokenCommand(rest);
       case "events":
         return await eventsCommand(rest);
       case undefined:

@@ -1,0 +1,107 @@
+/**
+ * The API, composed in ONE place. Every route record of the registry is
+ * mounted with the same chain, in the order of the architecture's request
+ * path:
+ *
+ *   log -> authenticate -> resolve route -> guard params (query, body)
+ *       -> rate limit -> decide -> act -> project
+ *
+ * and anything else falls through to 404 route_not_found. Nothing is
+ * mounted outside this loop, and createApp refuses to return an app whose
+ * router serves a path without a record or whose records have no policy.
+ *
+ *   const app = createApp(deps);          // throws StartupCheckError
+ *   http.createServer(app).listen(8080);
+ */
+import express, { type Express } from "express";
+import type { ApiDeps } from "./deps";
+import { Metrics } from "./metrics";
+import { act } from "./middleware/act";
+import { authenticate } from "./middleware/authenticate";
+import { decide } from "./middleware/decide";
+import { notFound, problemHandler } from "./middleware/errors";
+import { guardBody, readBody } from "./middleware/guard-body";
+import { guardParams } from "./middleware/guard-params";
+import { logRequests } from "./middleware/log";
+import { project } from "./middleware/project";
+import { MemoryRateLimitStore, rateLimit, type RateLimitStore } from "./middleware/rate-limit";
+import { resolveRoute } from "./middleware/resolve-route";
+import { generateOpenApi } from "./openapi";
+import { checkPolicies, checkRegistry, checkRouter, StartupCheckError } from "./registry/check";
+import { expressPath, ROUTES } from "./registry/routes";
+import type { RouteRecord } from "./registry/types";
+import { adminRoutes } from "./routes/admin";
+import { diagnosticRoutes } from "./routes/diagnostics";
+import { invoiceRoutes } from "./routes/invoices";
+import { searchRoutes } from "./routes/search";
+import type { RouteHandler } from "./routes/types";
+import { userRoutes } from "./routes/users";
+import { SecurityMonitor } from "./security/monitor";
+
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
+export interface AppOptions {
+  /** The registry to serve (default: ROUTES). */
+  routes?: RouteRecord[];
+  rateLimitStore?: RateLimitStore;
+  /** Hook for tests of the start-up check: add to the app before it is checked. */
+  extend?: (app: Express) => void;
+}
+
+export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
+  const routes = options.routes ?? ROUTES;
+  const metrics = new Metrics();
+  const handlers: Record<string, RouteHandler> = {
+    ...diagnosticRoutes(metrics, generateOpenApi(routes, deps.versions)),
+    ...invoiceRoutes,
+    ...userRoutes,
+    ...adminRoutes,
+    ...searchRoutes,
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  // Routes are case- and slash-exact: /Invoices or /invoices/ is not an alias that could dodge a record.
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
+  app.set("query parser", false);
+
+  const stores = options.rateLimitStore ?? new MemoryRateLimitStore();
+  const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps));
+  const authn = authenticate(deps, stores);
+  const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
+  const limiter = rateLimit(deps.rateLimits, stores);
+
+  const problems = checkRegistry(routes);
+  for (const record of routes) {
+    const handler = handlers[record.id];
+    if (!handler) {
+      problems.push(`${record.method} ${record.id}: no handler`);
+      continue;
+    }
+    const chain = [
+      log,
+      authn,
+      resolveRoute(record, deps),
+      guardParams(record),
+      body,
+      guardBody(record),
+      limiter,
+      decide(record, handler, deps),
+      act(record, handler, deps),
+      project,
+    ];
+    const method = record.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
+    for (const template of record.paths) app[method](expressPath(template), ...chain);
+  }
+  options.extend?.(app);
+
+  problems.push(...checkRouter(app, routes), ...checkPolicies(deps.pdp, routes));
+  if (problems.length > 0) throw new StartupCheckError(problems);
+
+  // Unmatched paths: logged and rate-limited by client address (route probing spends a budget too).
+  app.use(log, limiter, notFound);
+  app.use(problemHandler(deps));
+  return app;
+}

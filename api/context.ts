@@ -1,0 +1,67 @@
+/**
+ * What the chain learns about one request, step by step, kept in
+ * `res.locals` under one typed key. Each middleware fills its part; later
+ * steps read it. Nothing here comes from client-controlled input without
+ * having been verified by the step that set it.
+ */
+import { randomUUID } from "node:crypto";
+import type { Response } from "express";
+import type { Actor, RecordedDecision } from "../pdp/types";
+import type { Problem } from "./problems";
+import type { RouteRecord } from "./registry/types";
+import type { VersionRecord } from "./versions";
+
+/** The result of the act step, before projection. */
+export interface ActResult {
+  status: number;
+  /** One public view, a list of them, or a body that is not cut by fields (openapi, metrics). */
+  body: { one: Record<string, unknown> } | { many: Array<Record<string, unknown>>; wrap: string; extra?: Record<string, unknown> } | { raw: unknown };
+}
+
+export interface RequestState {
+  /** The request's decision id: the PDP's once it decided, the API's own before that. */
+  decisionId: string;
+  started: bigint;
+  /** `ip:port` of the client socket (never a forwarded header: it is client-controlled). */
+  client: string;
+  actor: Actor;
+  /** Set when a valid token named an account that is not active (denied before the PDP). */
+  route?: RouteRecord;
+  version?: VersionRecord;
+  /** The vendor media type the client negotiated (`Accept: application/vnd.portcullis.v2+json`), echoed in Content-Type. */
+  mediaType?: string;
+  /** Query parameter names present. */
+  params: string[];
+  /** Body field names submitted (top level, plus protected names found anywhere). */
+  submitted: string[];
+  /** Resource attributes for the decision (tenant/owner looked up within the actor's tenant). */
+  resource: { id?: string; tenant?: string; owner?: string };
+  /** A guard's refusal (bad parameter, bad body), answered after the PDP unless the PDP denies first. */
+  refusal?: Problem;
+  decision?: RecordedDecision;
+  result?: ActResult;
+  /** The problem code answered, for the log and security events. */
+  problem?: string;
+}
+
+export const ANONYMOUS: Actor = Object.freeze({ id: "anonymous", tenant: null, roles: [] as string[] }) as Actor;
+
+export function initState(res: Response, client: string): RequestState {
+  const state: RequestState = {
+    decisionId: randomUUID(),
+    started: process.hrtime.bigint(),
+    client,
+    actor: ANONYMOUS,
+    params: [],
+    submitted: [],
+    resource: {},
+  };
+  res.locals.portcullis = state;
+  return state;
+}
+
+export function stateOf(res: Response): RequestState {
+  const state = res.locals.portcullis as RequestState | undefined;
+  if (!state) throw new Error("request state missing: the log step must run first");
+  return state;
+}

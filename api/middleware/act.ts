@@ -1,0 +1,54 @@
+/**
+ * Step "act": validates the body against the route's schema (the policy has
+ * already refused every field name that is not writable), keeps only the
+ * decision's write fields, and runs the route's operation through the
+ * decision's scope. Repository input errors become problems.
+ */
+import type { NextFunction, Request, Response } from "express";
+import { DbInputError, ScopeError, toScope } from "../../db";
+import { stateOf } from "../context";
+import type { ApiDeps } from "../deps";
+import type { QueryValues } from "./guard-params";
+import { Problem } from "../problems";
+import type { RouteRecord } from "../registry/types";
+import type { RouteHandler } from "../routes/types";
+import { validateBody } from "../validate";
+
+export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps) {
+  return function act(req: Request, res: Response, next: NextFunction): void {
+    const state = stateOf(res);
+    const decision = state.decision;
+    if (!decision?.allow) throw new Error("act without an allowing decision");
+    const received = (res.locals.body ?? {}) as Record<string, unknown>;
+    if (record.body) {
+      const error = validateBody(record.body, received);
+      if (error) throw new Problem("invalid_body", { detail: error });
+    }
+    // Defence in depth: the policy refused non-writable names; keep only the write set anyway.
+    const body: Record<string, unknown> = {};
+    for (const field of decision.fields.write) if (Object.hasOwn(received, field)) body[field] = received[field];
+    // Routes without tenant data (health, openapi for anonymous callers) have no scope; reading it there is a bug.
+    const scope = decision.scope.tenant_id ? toScope(decision.scope) : null;
+    try {
+      state.result = handler.act({
+        req,
+        state,
+        deps,
+        get scope() {
+          if (!scope) throw new Error(`${record.id}: the decision carries no tenant scope to query through`);
+          return scope;
+        },
+        query: (res.locals.query ?? {}) as QueryValues,
+        body,
+        id: state.resource.id,
+      });
+    } catch (err) {
+      if (err instanceof DbInputError) {
+        throw err.code === "conflict" ? new Problem("conflict", { detail: err.message }) : new Problem("invalid_body", { detail: err.message });
+      }
+      if (err instanceof ScopeError) throw new Error(`scope refused by the data layer: ${err.message}`);
+      throw err;
+    }
+    next();
+  };
+}

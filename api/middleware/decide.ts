@@ -1,0 +1,46 @@
+/**
+ * Step "decide": builds the PDP input from trusted server-side state only
+ * (verified actor, the route record, the resource's tenant/owner looked up
+ * by the route's `locate`, submitted field NAMES, parameter NAMES) and asks the
+ * PDP. A deny is answered with the policy's status: 401, 403 with its
+ * reason, 404 identical to a missing row, 503 when the PDP itself failed
+ * (never 200). Only after an allow does a guard's recorded refusal (bad
+ * parameter or body) get answered.
+ */
+import type { NextFunction, Request, Response } from "express";
+import type { DecisionInput } from "../../pdp/types";
+import { stateOf } from "../context";
+import type { ApiDeps } from "../deps";
+import { problemForDecision } from "../problems";
+import type { RouteRecord } from "../registry/types";
+import type { RouteHandler } from "../routes/types";
+
+let requestCounter = 0;
+
+export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps) {
+  return function decide(req: Request, res: Response, next: NextFunction): void {
+    const state = stateOf(res);
+    const body = (res.locals.body ?? {}) as Record<string, unknown>;
+    const id = record.idParam ? req.params[record.idParam] : record.idField ? body[record.idField] : undefined;
+    if (typeof id === "string") {
+      state.resource.id = id;
+      // Only an actor with a tenant can have rows located for it (anonymous callers are 401 anyway).
+      if (handler.locate && state.actor.tenant) Object.assign(state.resource, handler.locate({ req, state, deps, id }) ?? {});
+    }
+    const input: DecisionInput = {
+      actor: state.actor,
+      action: record.action,
+      resource: { type: record.resource, ...state.resource },
+      route: { id: record.id, method: record.method, version: state.version?.name ?? "" },
+      fields: { submitted: state.submitted },
+      params: state.params,
+    };
+    const decision = deps.pdp.decide(input, { requestedBy: state.client, reqId: ++requestCounter });
+    state.decision = decision;
+    state.decisionId = decision.decisionId;
+    res.setHeader("Decision-Id", decision.decisionId);
+    if (!decision.allow) throw problemForDecision(decision.status, decision.reason);
+    if (state.refusal) throw state.refusal;
+    next();
+  };
+}

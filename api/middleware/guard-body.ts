@@ -1,0 +1,102 @@
+/**
+ * Step "guard params", body half: reads the JSON body under a size limit and
+ * works out which field names the request tries to set.
+ *
+ * - a route without a body schema accepts no body; a body that is not
+ *   `application/json`, not valid JSON or not an object is refused;
+ * - `__proto__`, `constructor` and `prototype` keys anywhere (nested too) are
+ *   refused (400 forbidden_key): they are prototype-pollution probes, never data;
+ * - keys that differ from another key only in letter case are refused
+ *   (400 forbidden_key): `displayName` + `DisplayName` is smuggling;
+ * - the submitted field names for the PDP are the top-level keys PLUS the
+ *   canonical name of every protected field found at any depth under any
+ *   letter case (`{"profile": {"IsAdmin": true}}` submits `profile` and
+ *   `isAdmin`). The policy refuses every name that is not writable with
+ *   403 field_not_writable: ONE behaviour for protected fields, whatever the
+ *   nesting, casing or route.
+ *
+ * Refusals are recorded and answered after the PDP (see guard-params.ts);
+ * an oversized body is refused at once (413) since it is never read.
+ */
+import express, { type NextFunction, type Request, type Response } from "express";
+import { stateOf } from "../context";
+import { Problem } from "../problems";
+import type { RouteRecord } from "../registry/types";
+
+/** Field names no route may set; mirrors rego/portcullis/fields/data.json (protected and retired). */
+export const PROTECTED_FIELDS = ["isAdmin", "ownerId", "owner_id", "account_credit_cents", "support_priority", "role", "debug", "billingPlan", "internalNotes", "tenant_id", "tenantId"];
+const PROTECTED_BY_LOWER = new Map(PROTECTED_FIELDS.map((f) => [f.toLowerCase(), f]));
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+const MAX_DEPTH = 16;
+
+export function readBody(limitBytes: number) {
+  // Raw bytes for every content type: this step decides what is acceptable, not the parser.
+  return express.raw({ type: () => true, limit: limitBytes });
+}
+
+export function guardBody(record: RouteRecord) {
+  return function guardBody(req: Request, res: Response, next: NextFunction): void {
+    const state = stateOf(res);
+    const raw: unknown = req.body;
+    const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+    res.locals.body = {};
+    if (bytes.length === 0) {
+      // No body: fine for every route; required fields are checked after the decision.
+      return next();
+    }
+    const refuse = (problem: Problem): void => {
+      state.refusal ??= problem;
+      next();
+    };
+    if (!req.is("application/json")) return refuse(new Problem("unsupported_media_type"));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      return refuse(new Problem("invalid_body", { detail: "the request body is not valid JSON" }));
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      return refuse(new Problem("invalid_body", { detail: "the request body must be a JSON object" }));
+    }
+    const body = parsed as Record<string, unknown>;
+    const submitted = new Set(Object.keys(body));
+    const issue = inspect(body, submitted, 0);
+    state.submitted = [...submitted];
+    res.locals.body = body;
+    if (issue) return refuse(issue);
+    // Field names of a body sent to a route without one still go to the policy (403 field_not_writable, the
+    // one answer for protected fields); an empty object is harmless.
+    if (!record.body && submitted.size > 0) return refuse(new Problem("invalid_body", { detail: "this route takes no request body" }));
+    next();
+  };
+}
+
+/** Walks the body: collects protected names at any depth and reports the first forbidden or case-duplicated key. */
+function inspect(value: unknown, submitted: Set<string>, depth: number): Problem | null {
+  if (depth > MAX_DEPTH) return new Problem("invalid_body", { detail: "the request body is nested too deeply" });
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const issue = inspect(item, submitted, depth + 1);
+      if (issue) return issue;
+    }
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const seen = new Map<string, string>();
+  let first: Problem | null = null;
+  for (const key of Object.keys(value)) {
+    const lower = key.toLowerCase();
+    const canonical = PROTECTED_BY_LOWER.get(lower);
+    if (canonical) submitted.add(canonical);
+    if (FORBIDDEN_KEYS.has(lower)) {
+      submitted.add(key);
+      first ??= new Problem("forbidden_key", { detail: `the key ${JSON.stringify(key)} is never accepted`, extensions: { key } });
+    }
+    const other = seen.get(lower);
+    if (other !== undefined) first ??= new Problem("forbidden_key", { detail: `the keys ${JSON.stringify(other)} and ${JSON.stringify(key)} differ only in letter case`, extensions: { key } });
+    seen.set(lower, key);
+    const issue = inspect((value as Record<string, unknown>)[key], submitted, depth + 1);
+    first ??= issue;
+  }
+  return first;
+}

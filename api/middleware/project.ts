@@ -1,0 +1,26 @@
+/**
+ * Step "project": the only place a response body is written. Public views
+ * (built by the route from internal rows) are cut to decision.fields.read,
+ * so a field reaches the client only when the policy names it for this
+ * caller; internal columns never reach this step at all.
+ */
+import type { Request, Response } from "express";
+import { stateOf } from "../context";
+
+export function pick(view: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (Object.hasOwn(view, f) && view[f] !== undefined) out[f] = view[f];
+  return out;
+}
+
+export function project(_req: Request, res: Response): void {
+  const state = stateOf(res);
+  const result = state.result;
+  const read = state.decision?.fields.read ?? [];
+  if (!result) throw new Error("project without a result");
+  let body: unknown;
+  if ("one" in result.body) body = pick(result.body.one, read);
+  else if ("many" in result.body) body = { [result.body.wrap]: result.body.many.map((v) => pick(v, read)), ...result.body.extra };
+  else body = result.body.raw;
+  res.status(result.status).type(state.mediaType ?? "application/json").send(JSON.stringify(body));
+}

@@ -1,0 +1,94 @@
+/**
+ * Step "rate limit": a fixed-window budget per (actor, version-free route
+ * id), so /api/v1/users/me and /api/v2/users/me draw from ONE budget and a
+ * caller cannot multiply its budget by hopping versions. Anonymous callers
+ * are keyed by client address. Every answer carries the IETF RateLimit
+ * headers (draft-ietf-httpapi-ratelimit-headers):
+ *
+ *   RateLimit-Policy: "default";q=120;w=60
+ *   RateLimit: "default";r=119;t=60
+ *
+ * and an exhausted budget is 429 problem+json with Retry-After.
+ *
+ * The counters live in this process (the embedded default); several
+ * instances need a shared store (Redis) behind the same `RateLimitStore`.
+ */
+import type { NextFunction, Request, Response } from "express";
+import { stateOf } from "../context";
+import { Problem } from "../problems";
+import type { RateLimitClass } from "../registry/types";
+
+export interface RateLimitBudget {
+  /** Requests per window. */
+  limit: number;
+  windowSec: number;
+}
+
+export type RateLimitConfig = Record<RateLimitClass, RateLimitBudget>;
+
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
+  default: { limit: 600, windowSec: 60 },
+  sensitive: { limit: 60, windowSec: 60 },
+  diagnostic: { limit: 1200, windowSec: 60 },
+  authentication: { limit: 30, windowSec: 60 },
+};
+
+export interface RateLimitStore {
+  /** Counts one hit; returns the count in the current window and the seconds until it resets. */
+  hit(key: string, windowSec: number): { count: number; resetSec: number };
+  /** The count in the current window without counting (0 when none). */
+  peek(key: string, windowSec: number): { count: number; resetSec: number };
+}
+
+/** In-process fixed windows; expired windows are swept as the map grows. */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  constructor(private readonly now: () => number = Date.now) {}
+
+  hit(key: string, windowSec: number): { count: number; resetSec: number } {
+    const now = this.now();
+    const windowMs = windowSec * 1000;
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= windowMs) {
+      if (this.windows.size > 100_000) this.sweep(now, windowMs);
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return { count: w.count, resetSec: Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) };
+  }
+
+  peek(key: string, windowSec: number): { count: number; resetSec: number } {
+    const now = this.now();
+    const w = this.windows.get(key);
+    if (!w || now - w.start >= windowSec * 1000) return { count: 0, resetSec: 0 };
+    return { count: w.count, resetSec: Math.max(1, Math.ceil((w.start + windowSec * 1000 - now) / 1000)) };
+  }
+
+  private sweep(now: number, windowMs: number): void {
+    for (const [key, w] of this.windows) if (now - w.start >= windowMs) this.windows.delete(key);
+  }
+}
+
+/** Budget key for requests that matched no route: probing for routes costs budget too. */
+export const UNMATCHED = { id: "unmatched", rateLimit: "diagnostic" as RateLimitClass };
+
+export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
+  return function rateLimit(_req: Request, res: Response, next: NextFunction): void {
+    const state = stateOf(res);
+    const route = state.route ?? UNMATCHED;
+    const cls = route.rateLimit;
+    const budget = config[cls];
+    // The client socket address, never X-Forwarded-For: a header would let anyone pick a fresh budget.
+    const who = state.actor.id === "anonymous" ? `addr:${state.client.replace(/:\d+$/, "")}` : `actor:${state.actor.id}`;
+    const { count, resetSec } = store.hit(`${who}|${route.id}`, budget.windowSec);
+    const remaining = Math.max(0, budget.limit - count);
+    res.setHeader("RateLimit-Policy", `"${cls}";q=${budget.limit};w=${budget.windowSec}`);
+    res.setHeader("RateLimit", `"${cls}";r=${remaining};t=${resetSec}`);
+    if (count > budget.limit) {
+      res.setHeader("Retry-After", String(resetSec));
+      throw new Problem("rate_limited");
+    }
+    next();
+  };
+}

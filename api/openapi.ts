@@ -1,0 +1,85 @@
+/**
+ * GET /openapi.json, generated from the route registry: documented,
+ * non-internal operations only, every servable version, request bodies from
+ * the registry's schemas, responses as public views. Protected and retired
+ * fields (isAdmin, ownerId/owner_id, credits, role, billingPlan,
+ * internalNotes, ...) never appear: the generator drops them even if a view
+ * lists them, and the tests check the document for them.
+ */
+import { PROTECTED_FIELDS } from "./middleware/guard-body";
+import type { FieldSchema, RouteRecord } from "./registry/types";
+import { PROBLEM_TYPE_PREFIX } from "./problems";
+import { isServable, type VersionCatalog } from "./versions";
+
+const PROTECTED = new Set(PROTECTED_FIELDS);
+
+/** Public response shapes per resource type (the widest view any role may read). */
+const VIEWS: Record<string, Record<string, FieldSchema>> = {
+  invoice: { id: { type: "string" }, number: { type: "string" }, status: { type: "string" }, amount_cents: { type: "integer" }, currency: { type: "string" }, created_at: { type: "string" } },
+  user: { id: { type: "string" }, email: { type: "string" }, displayName: { type: "string" }, locale: { type: "string" }, status: { type: "string" }, createdAt: { type: "string" } },
+  health: { status: { type: "string" } },
+  search: { id: { type: "string" }, type: { type: "string" }, title: { type: "string" } },
+  export: { id: { type: "string" }, status: { type: "string" }, format: { type: "string" }, createdAt: { type: "string" } },
+};
+
+function schemaOf(fields: Record<string, FieldSchema>): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(fields)) if (!PROTECTED.has(name)) properties[name] = schema;
+  return { type: "object", properties, additionalProperties: false };
+}
+
+export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog): Record<string, unknown> {
+  const served = versions.versions.filter(isServable).map((v) => v.name);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    if (!route.documented || route.audience === "internal") continue;
+    for (const template of route.paths) {
+      const pathParams = [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]);
+      const parameters: unknown[] = pathParams.map((name) => ({
+        name, in: "path", required: true,
+        schema: name === "version" ? { type: "string", enum: served } : { type: "string" },
+      }));
+      if (!pathParams.includes("version")) {
+        parameters.push({ name: "Api-Version", in: "header", required: false, schema: { type: "string", enum: served } });
+      }
+      for (const p of route.params) parameters.push({ name: p.name, in: "query", required: false, description: p.description, schema: p.schema });
+      const view = VIEWS[route.resource];
+      const operation: Record<string, unknown> = {
+        operationId: `${route.id}${template.startsWith("/api/{version}") ? ".versioned" : ""}`,
+        summary: route.summary,
+        tags: [route.owner],
+        parameters,
+        responses: {
+          [String(route.successStatus)]: { description: "OK", content: { "application/json": { schema: view ? schemaOf(view) : { type: "object" } } } },
+          default: { description: "An RFC 9457 problem", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
+        },
+      };
+      if (route.body) {
+        const body = schemaOf(route.body.properties);
+        if (route.body.required) body.required = route.body.required.filter((r) => !PROTECTED.has(r));
+        operation.requestBody = { required: (route.body.required ?? []).length > 0, content: { "application/json": { schema: body } } };
+      }
+      if (route.id !== "health.get" && route.id !== "openapi.get") operation.security = [{ bearer: [] }];
+      (paths[template] ??= {})[route.method.toLowerCase()] = operation;
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Portcullis API", version: versions.default, description: "Every request is decided by the Portcullis policy decision point." },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      schemas: {
+        Problem: {
+          type: "object",
+          properties: {
+            type: { type: "string", description: `${PROBLEM_TYPE_PREFIX}<code>` },
+            title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" }, decision_id: { type: "string" },
+          },
+          required: ["type", "title", "status", "decision_id"],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Invoices: read one, list, export, batch read, and the three workflow
+ * actions. Every row is reached through the decision's scope; a row outside
+ * it is `not_found`, exactly like a missing one. get, list, export and batch
+ * return the same public view, cut to the same fields.read.
+ */
+import { Problem } from "../problems";
+import { invoiceView } from "../views";
+import type { ActContext, RouteHandler } from "./types";
+
+/** Workflow transitions: the states each action may start from. */
+const TRANSITIONS = {
+  approve: { from: ["draft", "pending"], to: "approved" },
+  publish: { from: ["approved"], to: "published" },
+  refund: { from: ["published"], to: "refunded" },
+} as const;
+
+/** All or nothing: every id must be reachable, else the whole request is 404 (no partial answers to probe with). */
+function readMany(ctx: ActContext, ids: string[]) {
+  const rows = ctx.deps.db.invoices.getManyScoped(ids, ctx.scope);
+  const found = new Set(rows.map((r) => r.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) {
+    ctx.state.resource.id = missing; // counted by the enumeration detector
+    throw new Problem("not_found");
+  }
+  return rows;
+}
+
+const get: RouteHandler = {
+  act(ctx) {
+    const row = ctx.deps.db.invoices.getScoped(ctx.id ?? "", ctx.scope);
+    if (!row) throw new Problem("not_found");
+    return { status: 200, body: { one: invoiceView(row) } };
+  },
+};
+
+const list: RouteHandler = {
+  act(ctx) {
+    const limit = typeof ctx.query.limit === "number" ? ctx.query.limit : 50;
+    const offset = typeof ctx.query.offset === "number" ? ctx.query.offset : 0;
+    const rows = ctx.deps.db.invoices.listScoped(ctx.scope, { limit, offset });
+    return { status: 200, body: { many: rows.map(invoiceView), wrap: "invoices", extra: { limit, offset } } };
+  },
+};
+
+const exportInvoices: RouteHandler = {
+  act(ctx) {
+    const raw = typeof ctx.query.ids === "string" ? ctx.query.ids : undefined;
+    const ids = raw === undefined ? undefined : [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+    if (ids !== undefined && (ids.length === 0 || ids.length > 100)) throw new Problem("invalid_param", { detail: "ids must name 1 to 100 invoices" });
+    const rows = ids ? readMany(ctx, ids) : ctx.deps.db.invoices.listScoped(ctx.scope, { limit: 100, offset: 0 });
+    return { status: 200, body: { many: rows.map(invoiceView), wrap: "invoices", extra: { format: "json", exported_at: new Date().toISOString() } } };
+  },
+};
+
+const batch: RouteHandler = {
+  act(ctx) {
+    const rows = readMany(ctx, ctx.body.ids as string[]);
+    return { status: 200, body: { many: rows.map(invoiceView), wrap: "invoices" } };
+  },
+};
+
+function workflow(action: keyof typeof TRANSITIONS): RouteHandler {
+  const t = TRANSITIONS[action];
+  return {
+    // Refund's separation-of-duties rule needs the owner; found only within the actor's tenant.
+    locate:
+      action === "refund"
+        ? ({ deps, state, id }) => {
+            const row = deps.db.invoices.getScoped(id, { tenant_id: state.actor.tenant as string });
+            return row ? { tenant: row.tenant_id, owner: row.owner_id } : undefined;
+          }
+        : undefined,
+    act(ctx) {
+      const result = ctx.deps.db.invoices.transitionScopedResult(ctx.id ?? "", ctx.scope, [...t.from], t.to);
+      if (result.outcome === "not_found") throw new Problem("not_found");
+      if (result.outcome === "conflict") {
+        throw new Problem("conflict", { detail: `an invoice in status ${result.status} cannot be ${t.to}`, extensions: { current_status: result.status } });
+      }
+      return { status: 200, body: { one: invoiceView(result.row) } };
+    },
+  };
+}
+
+export const invoiceRoutes: Record<string, RouteHandler> = {
+  "invoices.get": get,
+  "invoices.list": list,
+  "invoices.export": exportInvoices,
+  "invoices.batch": batch,
+  "invoices.approve": workflow("approve"),
+  "invoices.publish": workflow("publish"),
+  "invoices.refund": workflow("refund"),
+};

@@ -1,0 +1,90 @@
+/**
+ * Security events: suspicious patterns noticed on finished requests, stored
+ * through db securityEvents (append-only) for auditors (`portcullis events`).
+ *
+ *   kind                        when
+ *   admin_route_denied          a caller without the role calls an admin,
+ *                               internal or staff-only diagnostic route
+ *   protected_field_submission  a body names a protected field (any depth,
+ *                               any letter case) or a __proto__/constructor key
+ *   forbidden_param             a security-relevant query parameter (debug,
+ *                               admin, role, include, ...) on a route that
+ *                               does not declare it
+ *   cross_tenant_id             a path or body id names a row of another tenant
+ *   enumeration                 one actor gets 404 for `threshold` distinct ids
+ *                               of one resource type within the window
+ *   inactive_account            a genuine token of a suspended/disabled/banned account
+ *
+ * Details hold names, ids and reasons, never bodies or tokens. Recording
+ * never fails a request: errors go to the structured log.
+ */
+import type { RequestState } from "../context";
+import type { ApiDeps } from "../deps";
+import { PROTECTED_FIELDS } from "../middleware/guard-body";
+import { SECURITY_PARAMS } from "../middleware/guard-params";
+
+const PRIVILEGED_ROUTE = /^(admin\.|internal\.|metrics\.)/;
+const PROTECTED = new Set([...PROTECTED_FIELDS, "__proto__", "constructor", "prototype"]);
+
+export class SecurityMonitor {
+  /** actor|resource type -> recent 404 ids with their times. */
+  private readonly misses = new Map<string, Array<{ id: string; at: number }>>();
+  private readonly threshold: number;
+  private readonly windowMs: number;
+
+  constructor(private readonly deps: ApiDeps, private readonly now: () => number = Date.now) {
+    this.threshold = deps.enumeration?.threshold ?? 5;
+    this.windowMs = deps.enumeration?.windowMs ?? 60_000;
+  }
+
+  observe(state: RequestState, status: number): void {
+    const route = state.route;
+    const record = (kind: string, detail: Record<string, unknown>): void => {
+      try {
+        this.deps.db.securityEvents.record({
+          kind,
+          actorId: state.actor.id,
+          tenantId: state.actor.tenant,
+          // Authentication runs before route resolution: an inactive account is refused before a route is known.
+          routeId: route?.id ?? "unresolved",
+          decisionId: state.decisionId,
+          detail: { status, version: state.version?.name ?? null, client: state.client, ...detail },
+        });
+      } catch (err) {
+        this.deps.logger({ level: "error", event: "security_event.record_failed", kind, message: err instanceof Error ? err.message : String(err) });
+      }
+    };
+    const reason = state.decision && !state.decision.allow ? state.decision.reason : undefined;
+
+    if (state.problem === "account_inactive") record("inactive_account", {});
+    if (!route) return;
+    if (PRIVILEGED_ROUTE.test(route.id) && (reason === "role_required" || reason === "authentication_required")) {
+      record("admin_route_denied", { reason });
+    }
+    const protectedNames = state.submitted.filter((f) => PROTECTED.has(f));
+    if (protectedNames.length > 0) record("protected_field_submission", { fields: protectedNames, outcome: reason ?? state.problem ?? "refused" });
+    const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
+    if (securityParams.length > 0) record("forbidden_param", { params: securityParams.slice(0, 10) });
+    if (state.resource.tenant && state.actor.tenant && state.resource.tenant !== state.actor.tenant) {
+      record("cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: state.resource.tenant });
+    }
+    if (status === 404 && state.resource.id && state.actor.id !== "anonymous") {
+      const ids = this.notFound(`${state.actor.id}|${route.resource}`, state.resource.id);
+      if (ids) record("enumeration", { resource_type: route.resource, distinct_ids: ids, window_sec: this.windowMs / 1000 });
+    }
+  }
+
+  /** Tracks one miss; returns the ids once the threshold is reached (then starts counting afresh). */
+  private notFound(key: string, id: string): string[] | null {
+    const now = this.now();
+    const recent = (this.misses.get(key) ?? []).filter((m) => now - m.at < this.windowMs && m.id !== id);
+    recent.push({ id, at: now });
+    if (recent.length >= this.threshold) {
+      this.misses.delete(key);
+      return recent.map((m) => m.id.slice(0, 64));
+    }
+    this.misses.set(key, recent);
+    if (this.misses.size > 10_000) this.misses.delete(this.misses.keys().next().value as string);
+    return null;
+  }
+}

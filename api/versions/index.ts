@@ -1,0 +1,116 @@
+/**
+ * API versions: the lifecycle records (versions.json, data in the repo) and
+ * how a request names its version.
+ *
+ *   const v = resolveVersion(catalog, { path: "v1", header: undefined, accept: "application/json" });
+ *   // -> { ok: true, version: {...v1} } | { ok: false, problem: "unknown_version" | ... }
+ *
+ * A request names its version in at most three ways: the `/api/{version}/`
+ * path prefix, the `Api-Version` header, or `Accept:
+ * application/vnd.portcullis.<v>+json`. When several are given they must
+ * agree (a mismatch is 400 version_conflict, so no layer can pick a laxer
+ * version than another). None given: the default version.
+ *
+ * Serving: Current, Deprecated and Zombie versions are served, all through
+ * the SAME chain and policy; Deprecated and Zombie answer with Deprecation
+ * (RFC 9745, `@<unix seconds>`) and Sunset (RFC 8594, HTTP-date) headers.
+ * Retired versions are 410; Unknown-state and unlisted names are 404.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export type VersionState = "Current" | "Deprecated" | "Zombie" | "Unknown" | "Retired";
+
+export interface VersionRecord {
+  name: string;
+  owner: string;
+  state: VersionState;
+  /** RFC 3339; when the deprecation took effect. */
+  deprecated_at: string | null;
+  /** RFC 3339; when the version stops being served. */
+  sunset: string | null;
+  removal_plan: string;
+}
+
+export interface VersionCatalog {
+  default: string;
+  versions: VersionRecord[];
+}
+
+export const VERSIONS_FILE = path.join(__dirname, "versions.json");
+
+const STATES: VersionState[] = ["Current", "Deprecated", "Zombie", "Unknown", "Retired"];
+
+/** Reads and validates the catalogue; a malformed file fails start-up. */
+export function loadVersions(file = VERSIONS_FILE): VersionCatalog {
+  const raw = JSON.parse(fs.readFileSync(resolveDataFile(file), "utf8")) as VersionCatalog;
+  const names = new Set<string>();
+  for (const v of raw.versions) {
+    if (!/^[a-z][a-z0-9]*$/.test(v.name)) throw new Error(`versions.json: bad version name ${JSON.stringify(v.name)}`);
+    if (names.has(v.name)) throw new Error(`versions.json: duplicate version ${v.name}`);
+    names.add(v.name);
+    if (!STATES.includes(v.state)) throw new Error(`versions.json: ${v.name} has unknown state ${JSON.stringify(v.state)}`);
+    if (!v.owner) throw new Error(`versions.json: ${v.name} has no owner`);
+    for (const d of [v.deprecated_at, v.sunset]) {
+      if (d !== null && Number.isNaN(Date.parse(d))) throw new Error(`versions.json: ${v.name} has a bad date ${d}`);
+    }
+    if ((v.state === "Deprecated" || v.state === "Zombie") && (v.deprecated_at === null || v.sunset === null)) {
+      throw new Error(`versions.json: ${v.name} is ${v.state} but lacks deprecated_at or sunset`);
+    }
+  }
+  const def = raw.versions.find((v) => v.name === raw.default);
+  if (!def || def.state !== "Current") throw new Error(`versions.json: default version ${raw.default} must exist and be Current`);
+  return raw;
+}
+
+/** The compiled CLI runs from dist/, where tsc does not copy JSON data: fall back to the source tree. */
+function resolveDataFile(file: string): string {
+  if (fs.existsSync(file)) return file;
+  const fromSource = file.replace(`${path.sep}dist${path.sep}`, path.sep);
+  return fs.existsSync(fromSource) ? fromSource : file;
+}
+
+export function isServable(v: VersionRecord): boolean {
+  return v.state === "Current" || v.state === "Deprecated" || v.state === "Zombie";
+}
+
+export type VersionResolution =
+  | { ok: true; version: VersionRecord }
+  | { ok: false; problem: "unknown_version" | "version_retired" | "version_conflict" | "not_acceptable"; named?: string };
+
+const VENDOR_TYPE = /^application\/vnd\.portcullis\.([a-z0-9]+)\+json$/i;
+
+/** The version named by an Accept header, if any; "" when Accept names only a foreign vendor type. */
+export function versionFromAccept(accept: string | undefined): string | undefined {
+  if (!accept) return undefined;
+  for (const part of accept.split(",")) {
+    const type = part.split(";")[0].trim();
+    const m = VENDOR_TYPE.exec(type);
+    if (m) return m[1].toLowerCase();
+  }
+  return undefined;
+}
+
+export function resolveVersion(
+  catalog: VersionCatalog,
+  named: { path?: string; header?: string; accept?: string },
+): VersionResolution {
+  const fromAccept = versionFromAccept(named.accept);
+  const candidates = [named.path, named.header?.trim().toLowerCase(), fromAccept].filter((v): v is string => v !== undefined && v !== "");
+  const distinct = [...new Set(candidates.map((c) => c.toLowerCase()))];
+  if (distinct.length > 1) return { ok: false, problem: "version_conflict" };
+  const name = distinct[0] ?? catalog.default;
+  const version = catalog.versions.find((v) => v.name === name);
+  if (!version || version.state === "Unknown") return { ok: false, problem: "unknown_version", named: name };
+  if (version.state === "Retired") return { ok: false, problem: "version_retired", named: name };
+  return { ok: true, version };
+}
+
+/** Deprecation / Sunset headers for a served version (none for Current ones). */
+export function lifecycleHeaders(v: VersionRecord): Record<string, string> {
+  if (v.state !== "Deprecated" && v.state !== "Zombie") return {};
+  const headers: Record<string, string> = {};
+  if (v.deprecated_at) headers.Deprecation = `@${Math.floor(Date.parse(v.deprecated_at) / 1000)}`;
+  if (v.sunset) headers.Sunset = new Date(v.sunset).toUTCString();
+  return headers;
+}

@@ -1,0 +1,201 @@
+/**
+ * API benchmark (on demand: `make bench-api`; never a test).
+ *
+ * GET /invoices/{id} through the FULL chain (JWT verification, route
+ * resolution, params/body guards, rate limit, PDP decision with the SQLite
+ * decision log, scoped SQLite read, projection, structured log line) versus
+ * a bare Express route doing the same scoped SQLite read and JSON answer.
+ * Each server runs in its own child process; this process is the load
+ * generator (node:http, keep-alive, fixed concurrency), measuring both in
+ * one run. Reports requests/s, p50 and p99, and the ratio full/bare
+ * (target >= 60%).
+ *
+ *   node dist/bench/api.bench.js [--seconds 10] [--connections 16] [--rounds 5] [--breakdown]
+ *
+ * --breakdown adds a third server: the full chain whose decision log
+ * discards events, to show what the decision log costs.
+ *
+ * The full chain's rate limit is raised for the run (the step still runs);
+ * log lines are built but discarded (a real deployment ships them).
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import express from "express";
+import { createApp } from "../api/app";
+import { createVerifier } from "../api/identity/verifier";
+import { mintDevToken } from "../api/identity/mint";
+import { loadVersions } from "../api/versions";
+import { openDatabase } from "../db";
+import { createPdp } from "../pdp";
+import { createDecisionLog } from "../pdp/log";
+
+const ROOT = path.resolve(__dirname, "../..");
+const INVOICE = "inv_alice_1";
+
+interface Ready {
+  port: number;
+  token?: string;
+}
+
+/** The full chain; `withLog: false` swaps the SQLite decision log for one that discards (breakdown only). */
+async function serveFull(dir: string, withLog = true): Promise<Ready> {
+  const db = openDatabase(path.join(dir, withLog ? "full.db" : "nolog.db"), { seed: true });
+  const log = withLog ? createDecisionLog({ db: path.join(dir, "decisions.db") }) : { record: () => undefined, flush: async () => undefined };
+  const pdp = await createPdp({ bundle: { file: path.join(ROOT, "var/bundle.tar.gz"), watch: false }, log, logger: () => undefined });
+  const keyFile = path.join(dir, withLog ? "key.json" : "key-nolog.json");
+  const identity = { issuer: "urn:portcullis:bench", audience: "bench", algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 };
+  const unlimited = { limit: 1_000_000_000, windowSec: 60 };
+  const app = createApp({
+    pdp,
+    db,
+    verifyToken: await createVerifier(identity),
+    versions: loadVersions(),
+    rateLimits: { default: unlimited, sensitive: unlimited, diagnostic: unlimited, authentication: unlimited },
+    logger: (entry) => void JSON.stringify(entry),
+  });
+  const token = await mintDevToken({ subject: "u_alice", keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 });
+  return { port: await listen(app), token };
+}
+
+async function serveBare(dir: string): Promise<Ready> {
+  const db = openDatabase(path.join(dir, "bare.db"), { seed: true });
+  const app = express();
+  app.get("/invoices/:invoice_id", (req, res) => {
+    const row = db.invoices.getScoped(req.params.invoice_id, { tenant_id: "t_acme", owner_id: "u_alice" });
+    if (!row) return void res.status(404).json({ error: "not found" });
+    res.json({ id: row.id, number: row.number, status: row.status, amount_cents: row.amount_cents, currency: row.currency, created_at: row.created_at });
+  });
+  return { port: await listen(app) };
+}
+
+function listen(app: http.RequestListener): Promise<number> {
+  const server = http.createServer(app);
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+}
+
+interface Result {
+  /** Server CPU time (user + system) per successful request, in microseconds. */
+  cpuUs?: number;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/** Keeps `connections` requests in flight for `seconds`; latency per request in ms. */
+async function load(port: number, headers: Record<string, string>, seconds: number, connections: number): Promise<Result> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = process.hrtime.bigint();
+      const req = http.get({ host: "127.0.0.1", port, path: `/invoices/${INVOICE}`, agent, headers }, (res) => {
+        res.resume();
+        res.on("end", () => {
+          if (res.statusCode === 200) latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          else errors++;
+          resolve();
+        });
+      });
+      req.on("error", () => {
+        errors++;
+        resolve();
+      });
+    });
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < deadline) await one();
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99) };
+}
+
+function cpuOf(child: ChildProcess): Promise<NodeJS.CpuUsage> {
+  return new Promise((resolve) => {
+    child.once("message", (m) => resolve((m as { cpu: NodeJS.CpuUsage }).cpu));
+    child.send("cpu");
+  });
+}
+
+function headersOf(ready: Ready): Record<string, string> {
+  return ready.token ? { Authorization: `Bearer ${ready.token}` } : {};
+}
+
+type Mode = "bare" | "full" | "nolog";
+
+function start(mode: Mode, dir: string): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(__filename, ["--serve", mode, dir], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    child.once("message", (ready) => resolve({ child, ready: ready as Ready }));
+    child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+async function main(argv: string[]): Promise<void> {
+  if (argv[0] === "--serve") {
+    const ready = argv[1] === "bare" ? await serveBare(argv[2]) : await serveFull(argv[2], argv[1] === "full");
+    process.on("message", () => process.send?.({ cpu: process.cpuUsage() }));
+    process.send?.(ready);
+    return;
+  }
+  const arg = (name: string, def: number) => {
+    const i = argv.indexOf(name);
+    return i === -1 ? def : Number(argv[i + 1]);
+  };
+  const seconds = arg("--seconds", 10);
+  const connections = arg("--connections", 16);
+  const rounds = arg("--rounds", 5);
+  if (!fs.existsSync(path.join(ROOT, "var/bundle.tar.gz"))) throw new Error("var/bundle.tar.gz is missing: run make build");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-bench-"));
+  // Both servers up at once, measured in alternating rounds: background load on a shared machine
+  // then hits both alike, and the median round of each is reported.
+  const modes: Mode[] = argv.includes("--breakdown") ? ["bare", "full", "nolog"] : ["bare", "full"];
+  const runs: Record<Mode, Result[]> = { bare: [], full: [], nolog: [] };
+  const servers: Array<{ mode: Mode; child: ChildProcess; ready: Ready }> = [];
+  try {
+    for (const mode of modes) servers.push({ mode, ...(await start(mode, dir)) });
+    const per = Math.max(1, seconds / rounds);
+    for (const s of servers) await load(s.ready.port, headersOf(s.ready), Math.min(2, per), connections); // warm-up: JIT, statement caches
+    for (let round = 0; round < rounds; round++) {
+      for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+        const before = await cpuOf(s.child);
+        const result = await load(s.ready.port, headersOf(s.ready), per, connections);
+        const after = await cpuOf(s.child);
+        result.cpuUs = (after.user - before.user + after.system - before.system) / Math.max(1, result.requests);
+        runs[s.mode].push(result);
+      }
+    }
+  } finally {
+    for (const s of servers) s.child.kill("SIGKILL");
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (rs: Result[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
+  const results = { bare: median(runs.bare), full: median(runs.full) };
+  const fmt = (r: Result) =>
+    `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
+  console.log(`GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`);
+  console.log(`bare express + SQLite: ${fmt(results.bare)}`);
+  console.log(`full chain:            ${fmt(results.full)}`);
+  const ratio = results.full.rps / results.bare.rps;
+  console.log(`ratio full/bare: ${(ratio * 100).toFixed(1)}% of bare throughput (target >= 60%)`);
+  const medianCpu = (rs: Result[]) => rs.map((r) => r.cpuUs ?? NaN).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
+  if (runs.nolog.length > 0) console.log(`breakdown: full chain with a discarding decision log: ${fmt(median(runs.nolog))}`);
+  console.log(`capacity ratio (server CPU per request, bare/full): ${((medianCpu(runs.bare) / medianCpu(runs.full)) * 100).toFixed(1)}%`);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err instanceof Error ? err.stack : String(err));
+  process.exitCode = 1;
+});
