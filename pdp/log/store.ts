@@ -19,8 +19,10 @@ import type { LogEvent } from "./mask";
 export const DEFAULT_DECISIONS_DB = "var/decisions.db";
 
 const SCHEMA = `
+-- seq is the rowid: with DELETE refused, max(rowid) + 1 is already strictly
+-- increasing, so AUTOINCREMENT (a sqlite_sequence write per row) buys nothing.
 CREATE TABLE IF NOT EXISTS decisions (
-  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq         INTEGER PRIMARY KEY,
   decision_id TEXT NOT NULL UNIQUE,
   timestamp   TEXT NOT NULL,
   path        TEXT,
