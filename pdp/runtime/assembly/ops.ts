@@ -8,7 +8,7 @@
  */
 
 import {
-  Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal,
+  Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
@@ -87,33 +87,7 @@ export function rt_object_insert_once(obj: usize, key: usize, v: usize): void {
 export function rt_object_merge(a: usize, b: usize): usize {
   if (a == 0 || b == 0) return 0;
   if (val(a).kind != T_OBJECT || val(b).kind != T_OBJECT) return a;
-  return addr(mergeObjects(asObj(val(a)), asObj(val(b))));
-}
-
-function mergeObjects(a: ObjV, b: ObjV): ObjV {
-  // Both key lists are sorted: a linear merge keeps the result sorted.
-  const keys = new Array<Value>();
-  const vals = new Array<Value>();
-  let i = 0;
-  let j = 0;
-  while (i < a.keys.length || j < b.keys.length) {
-    const c = i >= a.keys.length ? 1 : j >= b.keys.length ? -1 : compare(unchecked(a.keys[i]), unchecked(b.keys[j]));
-    if (c < 0) {
-      keys.push(unchecked(a.keys[i]));
-      vals.push(unchecked(a.vals[i++]));
-    } else if (c > 0) {
-      keys.push(unchecked(b.keys[j]));
-      vals.push(unchecked(b.vals[j++]));
-    } else {
-      const x = unchecked(a.vals[i]);
-      const y = unchecked(b.vals[j]);
-      keys.push(unchecked(a.keys[i]));
-      vals.push(x.kind == T_OBJECT && y.kind == T_OBJECT ? mergeObjects(asObj(x), asObj(y)) : x);
-      i++;
-      j++;
-    }
-  }
-  return new ObjV(keys, vals);
+  return addr(mergeObjects(asObj(val(a)), asObj(val(b)), false));
 }
 
 export function rt_set_new(): usize {

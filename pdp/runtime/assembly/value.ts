@@ -439,3 +439,34 @@ function sortedIndex(values: Array<Value>): Array<i32> {
   }
   return a;
 }
+
+/**
+ * Deep merge of two objects: keys of both; where both hold objects they are
+ * merged recursively; any other shared key keeps b's value when `bWins`
+ * (object.union) and a's otherwise (base data over virtual documents). Both
+ * key lists are sorted, so one linear pass keeps the result sorted.
+ */
+export function mergeObjects(a: ObjV, b: ObjV, bWins: bool): ObjV {
+  const keys = new Array<Value>();
+  const vals = new Array<Value>();
+  let i = 0;
+  let j = 0;
+  while (i < a.keys.length || j < b.keys.length) {
+    const c = i >= a.keys.length ? 1 : j >= b.keys.length ? -1 : compare(unchecked(a.keys[i]), unchecked(b.keys[j]));
+    if (c < 0) {
+      keys.push(unchecked(a.keys[i]));
+      vals.push(unchecked(a.vals[i++]));
+    } else if (c > 0) {
+      keys.push(unchecked(b.keys[j]));
+      vals.push(unchecked(b.vals[j++]));
+    } else {
+      const x = unchecked(a.vals[i]);
+      const y = unchecked(b.vals[j]);
+      keys.push(bWins ? unchecked(b.keys[j]) : unchecked(a.keys[i])); // equal keys; keep the winner's spelling (1 vs 1.0)
+      i++;
+      j++;
+      vals.push(x.kind == T_OBJECT && y.kind == T_OBJECT ? mergeObjects(asObj(x), asObj(y), bWins) : bWins ? y : x);
+    }
+  }
+  return new ObjV(keys, vals);
+}

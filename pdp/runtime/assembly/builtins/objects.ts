@@ -2,7 +2,7 @@
  * Object builtins (OPA topdown/object.go, subset.go): object.get, keys,
  * remove, filter, union, union_n, subset.
  */
-import { Value, ObjV, SetV, ArrV, boolV, compare, equal, asArr, asObj, asSet, asNum, T_ARRAY, T_OBJECT, T_SET, T_NUMBER } from "../value";
+import { Value, ObjV, SetV, ArrV, boolV, compare, equal, mergeObjects, asArr, asObj, asSet, asNum, T_ARRAY, T_OBJECT, T_SET, T_NUMBER } from "../value";
 import { isIntegral } from "./numbers";
 
 /**
@@ -88,33 +88,9 @@ export function bi_object_filter(o: Value | null, keys: Value | null): Value | n
   return selectKeys(asObj(o), ks, true);
 }
 
-/** Recursive merge, b winning except where both sides hold objects (OPA mergeWithOverwrite). */
-function mergeWithOverwrite(a: ObjV, b: ObjV): ObjV {
-  const outK = new Array<Value>();
-  const outV = new Array<Value>();
-  let i = 0;
-  let j = 0;
-  while (i < a.keys.length || j < b.keys.length) {
-    const c = i >= a.keys.length ? 1 : j >= b.keys.length ? -1 : compare(unchecked(a.keys[i]), unchecked(b.keys[j]));
-    if (c < 0) {
-      outK.push(unchecked(a.keys[i]));
-      outV.push(unchecked(a.vals[i++]));
-    } else if (c > 0) {
-      outK.push(unchecked(b.keys[j]));
-      outV.push(unchecked(b.vals[j++]));
-    } else {
-      const va = unchecked(a.vals[i++]);
-      const vb = unchecked(b.vals[j]);
-      outK.push(unchecked(b.keys[j++]));
-      outV.push(va.kind == T_OBJECT && vb.kind == T_OBJECT ? mergeWithOverwrite(asObj(va), asObj(vb)) : vb);
-    }
-  }
-  return new ObjV(outK, outV);
-}
-
 export function bi_object_union(a: Value | null, b: Value | null): Value | null {
   if (a === null || b === null || a.kind != T_OBJECT || b.kind != T_OBJECT) return null;
-  return mergeWithOverwrite(asObj(a), asObj(b));
+  return mergeObjects(asObj(a), asObj(b), true); // OPA mergeWithOverwrite: b wins
 }
 
 /**
@@ -128,7 +104,7 @@ export function bi_object_union_n(a: Value | null): Value | null {
   for (let i = 0; i < items.length; i++) {
     const o = unchecked(items[i]);
     if (o.kind != T_OBJECT) return null;
-    acc = mergeWithOverwrite(acc, asObj(o));
+    acc = mergeObjects(acc, asObj(o), true);
   }
   return acc;
 }
