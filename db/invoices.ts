@@ -28,6 +28,12 @@ export interface InvoicesRepository {
   /** transitionScoped that tells 404 from 409; a row outside the scope is `not_found`, exactly like a missing one. */
   transitionScopedResult(id: string, scope: Scope, from: string[], to: string): TransitionResult;
   searchScoped(scope: Scope, q: string, limit: number): InvoiceRow[];
+  /**
+   * Security monitoring only: the tenant that owns an invoice id, so a
+   * cross-tenant probe can be recorded as such. Never returned to a caller
+   * and never used to authorize: requests read through *Scoped only.
+   */
+  tenantOf(id: string): string | undefined;
 }
 
 const COLUMNS = "id, tenant_id, owner_id, number, amount_cents, currency, status, internal_notes, created_at";
@@ -66,6 +72,11 @@ export function invoicesRepository(db: Database.Database, prepare: Prepare): Inv
 
   return {
     getScoped,
+
+    tenantOf(id) {
+      const row = prepare("SELECT tenant_id FROM invoices WHERE id = ?").get(checkId(id)) as { tenant_id: string } | undefined;
+      return row?.tenant_id;
+    },
 
     listScoped(scope, page) {
       const filter = scopeFilter("invoices", scope);

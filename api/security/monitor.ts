@@ -65,12 +65,27 @@ export class SecurityMonitor {
     if (protectedNames.length > 0) record("protected_field_submission", { fields: protectedNames, outcome: reason ?? state.problem ?? "refused" });
     const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
     if (securityParams.length > 0) record("forbidden_param", { params: securityParams.slice(0, 10) });
-    if (state.resource.tenant && state.actor.tenant && state.resource.tenant !== state.actor.tenant) {
-      record("cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: state.resource.tenant });
+    const resourceTenant = state.resource.tenant ?? (status === 404 ? this.invoiceTenant(route.resource, state.resource.id) : undefined);
+    if (resourceTenant && state.actor.tenant && resourceTenant !== state.actor.tenant) {
+      record("cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
     }
     if (status === 404 && state.resource.id && state.actor.id !== "anonymous") {
       const ids = this.notFound(`${state.actor.id}|${route.resource}`, state.resource.id);
       if (ids) record("enumeration", { resource_type: route.resource, distinct_ids: ids, window_sec: this.windowMs / 1000 });
+    }
+  }
+
+  /**
+   * Invoices are only ever read through the caller's scope, so a 404 cannot
+   * tell another tenant's id from a missing one; after the answer has gone
+   * out, the monitor asks which tenant owns the id (never the caller).
+   */
+  private invoiceTenant(resource: string, id: string | undefined): string | undefined {
+    if (resource !== "invoice" || !id) return undefined;
+    try {
+      return this.deps.db.invoices.tenantOf(id);
+    } catch {
+      return undefined; // a malformed id: nothing owns it
     }
   }
 

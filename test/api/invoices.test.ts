@@ -36,6 +36,14 @@ describe("reading", () => {
     expect(withoutId(otherTenant.body)).toEqual(withoutId(missing.body));
   });
 
+  test("probing another tenant's invoice id is recorded as cross-tenant; a same-tenant miss is not", async () => {
+    const frank = await h.auth("u_frank");
+    expectProblem(await request(h.app).get("/invoices/inv_dave_1").set(frank), 404, "not_found");
+    expectProblem(await request(h.app).get("/invoices/inv_nope").set(frank), 404, "not_found");
+    const events = h.db.securityEvents.query({ kind: "cross_tenant_id", actorId: "u_frank" });
+    expect(events.map((e) => [e.detail.resource_id, e.detail.resource_tenant])).toEqual([["inv_dave_1", "t_globex"]]);
+  });
+
   test("an admin of another tenant gets 404 too", async () => {
     const res = await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_erin"));
     expectProblem(res, 404, "not_found");

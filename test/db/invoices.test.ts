@@ -27,6 +27,23 @@ describe("listScoped", () => {
   });
 });
 
+describe("tenantOf (security monitoring only)", () => {
+  test("names the owning tenant and nothing else; unknown and injected ids own nothing", () => {
+    expect(t.db.invoices.tenantOf("inv_dave_1")).toBe("t_globex");
+    expect(t.db.invoices.tenantOf("inv_alice_1")).toBe("t_acme");
+    expect(t.db.invoices.tenantOf("inv_nope")).toBeUndefined();
+    for (const attack of INJECTIONS) {
+      let owner: string | undefined;
+      try {
+        owner = t.db.invoices.tenantOf(attack);
+      } catch (err) {
+        expect(err).toBeInstanceOf(DbInputError); // refused as input, never run as SQL
+      }
+      expect(owner).toBeUndefined();
+    }
+  });
+});
+
 describe("getManyScoped", () => {
   test("returns only in-scope rows, in the requested order, once each", () => {
     const ids = ["inv_dave_1", "inv_alice_2", "inv_bob_1", "inv_alice_1", "inv_alice_2", "inv_missing"];
