@@ -3,7 +3,7 @@
 #   make test   install, build, type-check and run every test
 NPM ?= npm
 RUNTIME_SOURCES := $(shell find pdp/runtime/assembly -name '*.ts' 2>/dev/null) pdp/runtime/build.mjs
-TS_SOURCES := $(shell find api pdp cli db inventory bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
+TS_SOURCES := $(shell find api pdp cli db inventory matrix bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
 REGO_SOURCES := $(shell find rego -name '*.rego' -o -name 'data.json' 2>/dev/null)
 PORTCULLIS := node bin/portcullis.js
 
@@ -35,7 +35,14 @@ PORT ?= 8080
 run: build
 	$(PORTCULLIS) serve --host 127.0.0.1 --port $(PORT)
 
-test: build
+# The authorization matrix's HTML report is checked in Debian's chromium
+# (test/matrix); installed from the distribution's packages when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null || { echo "installing Debian's chromium (matrix report test)"; \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium; }
+
+test: build browser
 	npx tsc --noEmit -p tsconfig.json
 	npx jest
 	$(PORTCULLIS) rego test rego/

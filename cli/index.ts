@@ -6,12 +6,14 @@
  *   serve                                   the HTTP API
  *   token <user-id>                         a development bearer token
  *   events                                  read the security events (auditors)
+ *   matrix --base-url <url>                 run the authorization matrix against an instance
  *
  * Later issues add their commands here. Every command returns its exit code.
  */
 import { UsageError } from "./args";
 import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
+import { matrixCommand, MATRIX_USAGE } from "./matrix";
 import { regoCommand } from "./rego";
 import { serveCommand, SERVE_USAGE } from "./serve";
 import { tokenCommand, TOKEN_USAGE } from "./token";
@@ -26,6 +28,7 @@ commands:
   rego conformance <dir> [--json report.json] [--min 0.8]
   ${DECISIONS_USAGE}
   ${EVENTS_USAGE}
+  ${MATRIX_USAGE}
   ${SERVE_USAGE}
   ${TOKEN_USAGE}`;
 
@@ -43,6 +46,8 @@ export async function main(argv: string[]): Promise<number> {
         return await tokenCommand(rest);
       case "events":
         return await eventsCommand(rest);
+      case "matrix":
+        return await matrixCommand(rest);
       case undefined:
       case "help":
       case "--help":

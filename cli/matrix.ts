@@ -1,0 +1,59 @@
+/**
+ * `portcullis matrix --base-url <url>`: runs the authorization matrix
+ * (matrix/authorization.yaml) against a running instance over HTTP.
+ *
+ *   portcullis matrix --base-url http://127.0.0.1:8080 [--json] [--html FILE] [--route ID ...] [--all] [--key FILE]
+ *
+ * Operations come from the instance's /openapi.json (its servable versions
+ * and documented routes) plus this checkout's registry (undocumented and
+ * internal routes): see matrix/registry.ts. Tokens are minted for the
+ * personas with the instance's dev key under var/ (as `portcullis token`),
+ * so this only works against an instance using the local dev key.
+ *
+ * The run CHANGES the instance's data (invoice workflow transitions,
+ * invited users, moderated victim users): point it at a dev or test
+ * instance, never at production.
+ *
+ * Prints the terminal table (or, with --json, the whole report), writes the
+ * HTML page (default var/reports/matrix.html), and exits 0 only when no
+ * cell failed and none is missing.
+ */
+import { identityConfigFromEnv } from "../api/identity/config";
+import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
+import { mintDevToken } from "../api/identity/mint";
+import { DEFAULT_HTML_REPORT, writeHtmlReport } from "../matrix/html";
+import { DEFAULT_MATRIX_FILE, loadMatrix } from "../matrix/model";
+import { operationsFromInstance } from "../matrix/registry";
+import { terminalReport } from "../matrix/report";
+import { runMatrix } from "../matrix/run";
+import { one, parseArgs, UsageError } from "./args";
+
+export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE]";
+
+export async function matrixCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    values: { "--base-url": "base", "--html": "html", "--route": "route", "--key": "key", "--matrix": "matrix" },
+    switches: { "--json": "json", "--all": "all" },
+  });
+  if (args.positionals.length > 0) throw new UsageError(`matrix takes no positional arguments (got ${args.positionals.join(" ")})`);
+  const baseUrl = one(args, "base");
+  if (!baseUrl) throw new UsageError("matrix needs --base-url (e.g. http://127.0.0.1:8080)");
+  if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got ${baseUrl}`);
+  const keyFile = one(args, "key") ?? DEFAULT_DEV_KEY_FILE;
+  const identity = identityConfigFromEnv(process.env, keyFile);
+  if (identity.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: persona tokens come from that identity provider, not from the dev key");
+
+  const matrix = loadMatrix(one(args, "matrix") ?? DEFAULT_MATRIX_FILE);
+  const ops = await operationsFromInstance(baseUrl);
+  const report = await runMatrix({
+    baseUrl,
+    matrix,
+    ops,
+    routes: args.values.get("route"),
+    tokenFor: (subject) => mintDevToken({ subject, keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 }),
+  });
+  const html = writeHtmlReport(report, one(args, "html") ?? DEFAULT_HTML_REPORT);
+  if (args.switches.has("json")) console.log(JSON.stringify(report, null, 2));
+  else console.log(`${terminalReport(report, { allCells: args.switches.has("all") })}\nHTML report: ${html}`);
+  return report.summary.failed === 0 && report.summary.missing === 0 ? 0 : 1;
+}
