@@ -15,6 +15,8 @@
 #   8      resource tenant is the actor's (if sent)   404     not_found
 #   9      resource owner is the actor (owner-scoped
 #          grants, if sent)                           404     not_found
+#   9b     a row the rule needs could not be located  404     not_found
+#          for the actor (workflow.rego)
 #   10     workflow conditions (workflow.rego)        403     its own reason
 #   11     every submitted field is writable          403     field_not_writable
 #          (fields.rego: one rule for every route)
@@ -34,8 +36,8 @@ default decision := {
 	"fields": {"read": [], "write": []},
 }
 
-# `outcome` is always defined (its last branch is "allowed"): our compiler
-# memoizes defined rule values only, so it is evaluated once per decision.
+# `outcome` is always defined (its last branch is "allowed") and evaluated
+# once per decision (rule values are memoised within an evaluation).
 decision := {
 	"allow": false,
 	"status": outcome.status,
@@ -76,6 +78,8 @@ outcome := {"status": 403, "reason": "no_policy"} if {
 	foreign_tenant
 } else := {"status": 404, "reason": "not_found"} if {
 	foreign_owner
+} else := {"status": 404, "reason": "not_found"} if {
+	refund_row_not_located
 } else := {"status": 403, "reason": workflow_denial} if {
 	workflow_denial
 } else := {"status": 403, "reason": "field_not_writable"} if {

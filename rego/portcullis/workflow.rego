@@ -26,7 +26,11 @@ workflow_denials contains "refund_reason_required" if {
 	not "reason" in submitted_fields
 }
 
-workflow_denials contains "resource_owner_required" if {
+# Support's refund rule needs the invoice's owner, which the API locates
+# within the actor's tenant. No owner means no such invoice for this actor:
+# answered as not found (decision.rego, check 9b), exactly like a missing
+# or foreign invoice, so the answer never tells the two apart.
+refund_row_not_located if {
 	input.route.id == "invoices.refund"
 	grant_role == "support"
 	not input.resource.owner

@@ -41,10 +41,10 @@ test_refund_by_support_needs_a_reason if {
 	d.reason == "refund_reason_required"
 }
 
-test_refund_by_support_needs_a_known_owner if {
+test_refund_by_support_of_an_unlocated_invoice_is_not_found if {
 	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": {"type": "invoice", "id": "inv_2"}, "fields": {"submitted": ["reason"]}})
-	d.status == 403
-	d.reason == "resource_owner_required"
+	d.status == 404
+	d.reason == "not_found"
 }
 
 test_refund_by_support_of_own_invoice_is_denied if {
