@@ -46,6 +46,7 @@ test: build browser
 	npx tsc --noEmit -p tsconfig.json
 	npx jest
 	$(PORTCULLIS) rego test rego/
+	$(PORTCULLIS) inventory --check
 
 conformance: build
 	$(PORTCULLIS) rego conformance ../shared/rego-conformance/cases --json var/conformance.json

@@ -18,6 +18,7 @@ import type { ApiDeps } from "./deps";
 import { Metrics } from "./metrics";
 import { act } from "./middleware/act";
 import { authenticate } from "./middleware/authenticate";
+import { countTraffic } from "./middleware/count-traffic";
 import { decide } from "./middleware/decide";
 import { notFound, problemHandler } from "./middleware/errors";
 import { guardBody, readBody } from "./middleware/guard-body";
@@ -73,6 +74,8 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const limiter = rateLimit(deps.rateLimits, stores);
 
+  // Before every route: counts each finished request for the route inventory (inventory/).
+  app.use(countTraffic(deps.db));
   const problems = checkRegistry(routes);
   for (const record of routes) {
     const handler = handlers[record.id];

@@ -6,6 +6,8 @@
  *   serve                                   the HTTP API
  *   token <user-id>                         a development bearer token
  *   events                                  read the security events (auditors)
+ *   inventory                               the route inventory: every route and version accounted for
+ *   versions                                the version lifecycle table, from measured facts
  *   matrix --base-url <url>                 run the authorization matrix against an instance
  *
  * Later issues add their commands here. Every command returns its exit code.
@@ -13,10 +15,12 @@
 import { UsageError } from "./args";
 import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
+import { inventoryCommand, INVENTORY_USAGE } from "./inventory";
 import { matrixCommand, MATRIX_USAGE } from "./matrix";
 import { regoCommand } from "./rego";
 import { serveCommand, SERVE_USAGE } from "./serve";
 import { tokenCommand, TOKEN_USAGE } from "./token";
+import { versionsCommand, VERSIONS_USAGE } from "./versions";
 
 const USAGE = `usage: portcullis <command> [args]
 
@@ -28,9 +32,11 @@ commands:
   rego conformance <dir> [--json report.json] [--min 0.8]
   ${DECISIONS_USAGE}
   ${EVENTS_USAGE}
+  ${INVENTORY_USAGE}
   ${MATRIX_USAGE}
   ${SERVE_USAGE}
-  ${TOKEN_USAGE}`;
+  ${TOKEN_USAGE}
+  ${VERSIONS_USAGE}`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,6 +52,10 @@ export async function main(argv: string[]): Promise<number> {
         return await tokenCommand(rest);
       case "events":
         return await eventsCommand(rest);
+      case "inventory":
+        return await inventoryCommand(rest);
+      case "versions":
+        return await versionsCommand(rest);
       case "matrix":
         return await matrixCommand(rest);
       case undefined:

@@ -16,6 +16,7 @@ import { currentVersion, LATEST_VERSION, migrate } from "./migrations";
 import { securityEventsRepository, type SecurityEventsRepository } from "./security-events";
 import { seed } from "./seed";
 import { statementCache } from "./sql";
+import { trafficRepository, type TrafficRepository } from "./traffic";
 import type { TenantRow } from "./types";
 import { usersRepository, type UsersRepository } from "./users";
 
@@ -26,6 +27,7 @@ export type { InvoicesRepository, TransitionResult } from "./invoices";
 export type { SecurityEventFilter, SecurityEventInput, SecurityEventsRepository } from "./security-events";
 export { SEED_INVOICES, SEED_TENANTS, SEED_USERS } from "./seed";
 export { LATEST_VERSION } from "./migrations";
+export type { ActorClass, TrafficHit, TrafficRepository, TrafficRow } from "./traffic";
 
 /** Where the database lives unless configured otherwise (relative to the working directory). */
 export const DEFAULT_DB_FILE = "var/portcullis.db";
@@ -48,6 +50,8 @@ export interface PortcullisDb {
   users: UsersRepository;
   invoices: InvoicesRepository;
   securityEvents: SecurityEventsRepository;
+  /** Request counts per route template and version, for the route inventory. */
+  traffic: TrafficRepository;
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): PortcullisDb {
@@ -64,6 +68,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
     users: usersRepository(prepare),
     invoices: invoicesRepository(db, prepare),
     securityEvents: securityEventsRepository(prepare),
+    traffic: trafficRepository(prepare),
   };
 }
 

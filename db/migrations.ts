@@ -99,6 +99,29 @@ WHEN NEW.id IS NOT NULL AND EXISTS (SELECT 1 FROM security_events WHERE id = NEW
 BEGIN SELECT RAISE(ABORT, 'security_events is append-only: REPLACE refused'); END;
 `,
   },
+  {
+    version: 3,
+    name: "traffic counts (route inventory)",
+    // One row per (UTC day, method, route template, version, status, actor class, probe):
+    // bounded by the registry's templates, never by client-chosen paths.
+    // IF NOT EXISTS: a file rolled back to an older schema record (test/db/migrations.test.ts
+    // simulates one by deleting schema_migrations rows) may still hold the table.
+    sql: `
+CREATE TABLE IF NOT EXISTS traffic_counts (
+  day         TEXT NOT NULL CHECK (length(day) = 10),
+  method      TEXT NOT NULL CHECK (length(method) BETWEEN 1 AND 10),
+  template    TEXT NOT NULL CHECK (length(template) BETWEEN 1 AND 200),
+  version     TEXT NOT NULL CHECK (length(version) <= 40),
+  status      INTEGER NOT NULL CHECK (status BETWEEN 100 AND 599),
+  actor_class TEXT NOT NULL CHECK (actor_class IN ('anonymous', 'member', 'admin', 'support')),
+  probe       INTEGER NOT NULL CHECK (probe IN (0, 1)),
+  count       INTEGER NOT NULL CHECK (count >= 1),
+  last_seen   TEXT NOT NULL,
+  PRIMARY KEY (day, method, template, version, status, actor_class, probe)
+) STRICT;
+CREATE INDEX IF NOT EXISTS traffic_counts_by_version ON traffic_counts (version, day);
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,0 +1,71 @@
+/**
+ * Step "count traffic" (mounted before every route, so it sees every
+ * answer, matched or not): when the response is finished, counts the request
+ * in SQLite by method, route TEMPLATE, version, status and actor class
+ * (db/traffic.ts). The route inventory reads these counts to tell live
+ * routes and versions from dead ones and to decide when a version may go.
+ *
+ * The version is the one the chain resolved, or else the one the path
+ * named (`/api/v9/health` answered 404 still counts under "v9": traffic on
+ * an undeclared version is exactly what the inventory must see). Requests
+ * matching no route are counted under the single template "(unmatched)",
+ * never by their path, so probing cannot grow the table.
+ *
+ * Counting never affects the answer: it runs after the response and a
+ * failing write is dropped (the request log still has the line).
+ */
+import type { NextFunction, Request, Response } from "express";
+import type { RequestState } from "../context";
+import type { ActorClass, PortcullisDb } from "../../db";
+
+export const UNMATCHED_TEMPLATE = "(unmatched)";
+/** Requests the inventory itself sends carry this header and are counted apart. */
+export const PROBE_HEADER = "portcullis-probe";
+
+export function actorClass(roles: readonly string[], id: string): ActorClass {
+  if (id === "anonymous") return "anonymous";
+  if (roles.includes("admin")) return "admin";
+  if (roles.includes("support")) return "support";
+  return "member";
+}
+
+/** `/invoices/:invoice_id` -> `/invoices/{invoice_id}` (the registry's form). */
+function templateOf(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route;
+  if (!route || typeof route.path !== "string") return UNMATCHED_TEMPLATE;
+  return route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+}
+
+/**
+ * The version a path named, read at the `{version}` segment of its template.
+ * (req.params is no help here: the router restores it when a route is left
+ * with an error, before the response finishes.)
+ */
+function pathVersion(req: Request, template: string): string {
+  const at = template.split("/").indexOf("{version}");
+  const v = at < 0 ? undefined : req.path.split("/")[at];
+  // Only a plausible version name is kept: the column is not a place for arbitrary client text.
+  return v !== undefined && /^[A-Za-z0-9._-]{1,40}$/.test(v) ? v.toLowerCase() : "";
+}
+
+export function countTraffic(db: Pick<PortcullisDb, "traffic">) {
+  return function countTraffic(req: Request, res: Response, next: NextFunction): void {
+    res.on("finish", () => {
+      try {
+        const state = res.locals.portcullis as RequestState | undefined;
+        const template = templateOf(req);
+        db.traffic.count({
+          method: req.method.slice(0, 10),
+          template,
+          version: state?.version?.name ?? pathVersion(req, template),
+          status: res.statusCode,
+          actorClass: state ? actorClass(state.actor.roles, state.actor.id) : "anonymous",
+          probe: req.headers[PROBE_HEADER] === "inventory",
+        });
+      } catch {
+        // A closed or busy database must not turn into an error after the answer was sent.
+      }
+    });
+    next();
+  };
+}

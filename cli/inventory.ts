@@ -1,0 +1,125 @@
+/**
+ * `portcullis inventory`: the route inventory (inventory/), reconciled from
+ * the router, the registry, the gateway config, the schemas, the code and
+ * the traffic, with live probes of every route and version.
+ *
+ *   portcullis inventory [--base-url URL] [--json | --html FILE] [--check]
+ *                        [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]
+ *                        [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]
+ *
+ * Without --base-url the real app is started in process on an ephemeral
+ * 127.0.0.1 port (temp SQLite, var/bundle.tar.gz, a temp dev key), so CI
+ * needs no server. Traffic comes from --db (default var/portcullis.db when
+ * it exists: the counts `portcullis serve` keeps) and any --log files of
+ * the API's JSON request lines. Progress goes to stderr; the report to
+ * stdout (table, or --json), or to --html FILE. --check exits 1 when any
+ * finding is unacknowledged (inventory/acknowledgements.yaml) or an
+ * acknowledgement has expired. --gateway, --schemas, --code and --acks
+ * replace the repository's inputs (inventory/gateway/kong.yaml,
+ * inventory/schemas/, api/, inventory/acknowledgements.yaml).
+ */
+import * as fs from "node:fs";
+import { ROUTES } from "../api/registry/routes";
+import { DEFAULT_DB_FILE, openDatabase, type ActorClass } from "../db";
+import { runInventory } from "../inventory";
+import { inventoryHtml } from "../inventory/report/html";
+import { stderrProgress } from "../inventory/report/progress";
+import { inventoryTable } from "../inventory/report/table";
+import { importJsonLog, readTrafficDb, type TrafficSource } from "../inventory/sources/traffic";
+import { remoteTarget, startInProcess, type Target } from "../inventory/target";
+import { one, parseArgs, UsageError, type ParsedArgs } from "./args";
+import { DEFAULT_BUNDLE_FILE } from "./serve";
+
+export const INVENTORY_USAGE = "inventory [--base-url URL] [--json | --html FILE] [--check] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE] [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]";
+
+/** Traffic over the last 90 days (the staleness horizon) from the service database and access logs. */
+export function loadTraffic(args: ParsedArgs, now: Date): TrafficSource {
+  const since = new Date(now.getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
+  const explicitDb = one(args, "db");
+  const dbFile = explicitDb ?? DEFAULT_DB_FILE;
+  const out: TrafficSource = { observations: [], from: [], notes: [] };
+  if (explicitDb !== undefined || fs.existsSync(dbFile)) {
+    const t = readTrafficDb(dbFile, since);
+    out.observations.push(...t.observations);
+    out.from.push(...t.from);
+    out.notes.push(...t.notes);
+  }
+  const logs = args.values.get("log") ?? [];
+  if (logs.length > 0) {
+    const classOf = roleLookup(dbFile);
+    const templates = [...new Set(ROUTES.flatMap((r) => r.paths))];
+    for (const file of logs) {
+      const t = importJsonLog(fs.readFileSync(file, "utf8"), templates, classOf, file);
+      out.observations.push(...t.observations.filter((o) => o.lastSeen.slice(0, 10) >= since));
+      out.from.push(...t.from);
+      out.notes.push(...t.notes);
+    }
+  }
+  return out;
+}
+
+/** Actor id -> class through the users table, when the database is there. */
+function roleLookup(dbFile: string): ((id: string) => ActorClass | undefined) | undefined {
+  if (!fs.existsSync(dbFile)) return undefined;
+  try {
+    const db = openDatabase(dbFile, { readonly: true });
+    const cache = new Map<string, ActorClass | undefined>();
+    return (id) => {
+      if (!cache.has(id)) {
+        const role = db.users.findIdentity(id)?.role;
+        cache.set(id, role === "admin" || role === "support" || role === "member" ? role : undefined);
+      }
+      return cache.get(id);
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function openTarget(args: ParsedArgs): Promise<Target> {
+  const baseUrl = one(args, "baseUrl");
+  if (baseUrl !== undefined) {
+    if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got ${baseUrl}`);
+    return remoteTarget(baseUrl, one(args, "key"));
+  }
+  return startInProcess({ bundleFile: one(args, "bundle") ?? DEFAULT_BUNDLE_FILE });
+}
+
+export async function inventoryCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    values: {
+      "--base-url": "baseUrl", "--html": "html", "--db": "db", "--log": "log", "--bundle": "bundle", "--key": "key",
+      "--gateway": "gateway", "--schemas": "schemas", "--code": "code", "--acks": "acks",
+    },
+    switches: { "--json": "json", "--check": "check" },
+  });
+  if (args.positionals.length > 0) throw new UsageError(`inventory takes no positional arguments (got ${args.positionals.join(" ")})`);
+  const html = one(args, "html");
+  if (html !== undefined && args.switches.has("json")) throw new UsageError("--json and --html are alternatives");
+  const now = new Date();
+  const traffic = loadTraffic(args, now);
+  const target = await openTarget(args);
+  let result;
+  try {
+    result = await runInventory({
+      target, traffic, now, progress: stderrProgress(),
+      gatewayFile: one(args, "gateway"), schemasDir: one(args, "schemas"), codeDir: one(args, "code"), acknowledgementsFile: one(args, "acks"),
+    });
+  } finally {
+    await target.close();
+  }
+  if (args.switches.has("json")) process.stdout.write(JSON.stringify(result, null, 2) + "\n");
+  else if (html !== undefined) {
+    fs.writeFileSync(html, inventoryHtml(result));
+    console.error(`portcullis: wrote ${html} (${result.records.length} records, ${result.failing.length} unacknowledged findings)`);
+  } else process.stdout.write(inventoryTable(result));
+
+  if (!args.switches.has("check")) return 0;
+  if (result.failing.length === 0) {
+    console.error(`inventory check passed: ${result.findings.length} finding(s), all acknowledged`);
+    return 0;
+  }
+  console.error(`inventory check FAILED: ${result.failing.length} unacknowledged finding(s):`);
+  for (const f of result.failing) console.error(`  ${f.id}: ${f.detail}`);
+  return 1;
+}

@@ -1,0 +1,54 @@
+/**
+ * `portcullis versions`: the version lifecycle table, from measured facts:
+ * api/versions/versions.json (owner, declared state, sunset, removal plan,
+ * blocker), a live `GET /api/{version}/health` probe of every declared and
+ * commonly guessed version, counted traffic over the removal window, and the
+ * parity check between reachable versions.
+ *
+ *   portcullis versions [--json] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]
+ *
+ * Targets and traffic sources as for `portcullis inventory`.
+ */
+import { ROUTES } from "../api/registry/routes";
+import { loadVersions } from "../api/versions";
+import { stderrProgress } from "../inventory/report/progress";
+import { versionsTable } from "../inventory/report/table";
+import { assessVersions } from "../inventory/versions";
+import { readDeclared } from "../inventory/versions/lifecycle";
+import { parseArgs, UsageError } from "./args";
+import { loadTraffic, openTarget } from "./inventory";
+
+export const VERSIONS_USAGE = "versions [--json] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]";
+
+export async function versionsCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    values: { "--base-url": "baseUrl", "--db": "db", "--log": "log", "--bundle": "bundle", "--key": "key" },
+    switches: { "--json": "json" },
+  });
+  if (args.positionals.length > 0) throw new UsageError(`versions takes no positional arguments (got ${args.positionals.join(" ")})`);
+  const now = new Date();
+  const traffic = loadTraffic(args, now);
+  const target = await openTarget(args);
+  let assessment;
+  try {
+    assessment = await assessVersions(target, {
+      declared: readDeclared(loadVersions()),
+      routes: ROUTES,
+      traffic: traffic.from.length > 0 ? traffic.observations : null,
+      now,
+      progress: stderrProgress(),
+    });
+  } finally {
+    await target.close();
+  }
+  const { lifecycle, parity } = assessment;
+  if (args.switches.has("json")) {
+    process.stdout.write(JSON.stringify({ generatedAt: now.toISOString(), target: target.label, versions: lifecycle, parity: parity.defects, notes: traffic.notes }, null, 2) + "\n");
+    return 0;
+  }
+  process.stdout.write(versionsTable(lifecycle));
+  const ready = lifecycle.filter((v) => v.readyToRemove).map((v) => v.name);
+  process.stdout.write(`\nReady to remove: ${ready.length > 0 ? ready.join(", ") : "none"}\nParity defects: ${parity.defects.length}\n`);
+  for (const d of parity.defects) process.stdout.write(`  ${d.route} as ${d.persona}: ${d.aspect} differs between ${d.versions.join(" and ")}: ${d.detail}\n`);
+  return 0;
+}

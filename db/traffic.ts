@@ -1,0 +1,93 @@
+/**
+ * Observed traffic for the route inventory: request counts per UTC day,
+ * method, route TEMPLATE (never the raw path: ids and probing would make the
+ * table grow without bound), version, status and actor class. Written by the
+ * API's count-traffic step, read by `portcullis inventory` and `versions`.
+ *
+ *   db.traffic.count({ method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actorClass: "member" });
+ *   db.traffic.summary({ since: "2026-08-23" });   // one row per day and key
+ *
+ * Requests the inventory sends itself (header `Portcullis-Probe: inventory`)
+ * are counted apart (`probe = 1`) so its own probes never keep a version
+ * "in use". A client could set that header to hide its traffic from the
+ * removal measure; it would only hasten the removal of what it uses.
+ */
+import type { Prepare } from "./sql";
+import { DbInputError } from "./types";
+
+export type ActorClass = "anonymous" | "member" | "admin" | "support";
+export const ACTOR_CLASSES: readonly ActorClass[] = ["anonymous", "member", "admin", "support"];
+
+export interface TrafficHit {
+  method: string;
+  template: string;
+  /** "" when the request named no version the chain resolved. */
+  version: string;
+  status: number;
+  actorClass: ActorClass;
+  probe?: boolean;
+  /** Defaults to now; imports from access logs pass the line's time. */
+  at?: Date;
+  /** How many requests this hit stands for (log imports aggregate). */
+  n?: number;
+}
+
+export interface TrafficRow {
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  method: string;
+  template: string;
+  version: string;
+  status: number;
+  actor_class: ActorClass;
+  probe: number;
+  count: number;
+  last_seen: string;
+}
+
+export interface TrafficRepository {
+  count(hit: TrafficHit): void;
+  /** One row per day and key since `since` (YYYY-MM-DD, inclusive), probes included (filter on `probe`). Kept per day so a reader can window the counts exactly. */
+  summary(filter?: { since?: string }): TrafficRow[];
+}
+
+const TEXT_MAX = 200;
+
+function text(value: string, what: string, max = TEXT_MAX): string {
+  if (typeof value !== "string" || value.length > max) throw new DbInputError("invalid_input", `${what} must be a string of at most ${max} characters`);
+  return value;
+}
+
+export function trafficRepository(prepare: Prepare, now: () => Date = () => new Date()): TrafficRepository {
+  return {
+    count(hit) {
+      const at = hit.at ?? now();
+      if (!ACTOR_CLASSES.includes(hit.actorClass)) throw new DbInputError("invalid_input", `unknown actor class ${hit.actorClass}`);
+      prepare(
+        `INSERT INTO traffic_counts (day, method, template, version, status, actor_class, probe, count, last_seen)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (day, method, template, version, status, actor_class, probe)
+         DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
+      ).run(
+        at.toISOString().slice(0, 10),
+        text(hit.method, "method", 10),
+        text(hit.template, "template"),
+        text(hit.version, "version", 40),
+        hit.status,
+        hit.actorClass,
+        hit.probe ? 1 : 0,
+        hit.n ?? 1,
+        at.toISOString(),
+      );
+    },
+
+    summary(filter = {}) {
+      const since = filter.since ?? "0000-00-00";
+      return prepare(
+        `SELECT day, method, template, version, status, actor_class, probe, count, last_seen
+         FROM traffic_counts WHERE day >= ?
+         ORDER BY template, method, version, status, day`,
+      ).all(text(since, "since", 10)) as TrafficRow[];
+    },
+  };
+}

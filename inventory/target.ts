@@ -1,0 +1,106 @@
+/**
+ * The service the inventory probes: a running one (`--base-url`), or the
+ * real app started in process on an ephemeral 127.0.0.1 port with its own
+ * temp SQLite file, the real policy bundle (var/bundle.tar.gz), a temp
+ * decision log and a dev signing key, so CI can run the inventory without a
+ * server.
+ *
+ *   const t = await startInProcess({ bundleFile: "var/bundle.tar.gz" });
+ *   await fetch(`${t.baseUrl}/health`); ... await t.close();
+ *
+ * Personas are seeded users: member u_alice, admin u_carol, support u_frank
+ * (all tenant t_acme). Tokens are real signed JWTs.
+ */
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Express } from "express";
+import { createApp, type AppOptions } from "../api/app";
+import { DEV_AUDIENCE, DEV_ISSUER, identityConfigFromEnv } from "../api/identity/config";
+import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
+import { mintDevToken } from "../api/identity/mint";
+import { createVerifier } from "../api/identity/verifier";
+import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
+import { loadVersions, type VersionCatalog } from "../api/versions";
+import { openDatabase } from "../db";
+import { createPdp } from "../pdp";
+import { createDecisionLog } from "../pdp/log";
+
+export type Persona = "anonymous" | "member" | "admin" | "support";
+export const PERSONAS: readonly Persona[] = ["anonymous", "member", "admin", "support"];
+export const PERSONA_USERS: Record<Exclude<Persona, "anonymous">, string> = { member: "u_alice", admin: "u_carol", support: "u_frank" };
+
+export interface Target {
+  baseUrl: string;
+  label: string;
+  tokens: Record<Exclude<Persona, "anonymous">, string>;
+  /** The Express app when it runs in this process (router introspection); undefined for --base-url. */
+  app?: Express;
+  /** The in-process service's database file (its traffic counts). */
+  dbFile?: string;
+  /** The signing key the personas' tokens come from (pass to `--key` to probe this target remotely). */
+  keyFile?: string;
+  close(): Promise<void>;
+}
+
+export interface InProcessOptions {
+  bundleFile: string;
+  /** The catalogue the app serves (default: api/versions/versions.json). Tests plant drift with it. */
+  versions?: VersionCatalog;
+  app?: AppOptions;
+  /** Wraps the app (tests plant response drift in front of it). */
+  wrap?: (app: Express) => Express;
+}
+
+async function tokensFor(keyFile: string, issuer: string, audience: string): Promise<Target["tokens"]> {
+  const mint = (subject: string) => mintDevToken({ subject, keyFile, issuer, audience, ttlSec: 900 });
+  return { member: await mint(PERSONA_USERS.member), admin: await mint(PERSONA_USERS.admin), support: await mint(PERSONA_USERS.support) };
+}
+
+export async function startInProcess(options: InProcessOptions): Promise<Target> {
+  if (!fs.existsSync(options.bundleFile)) throw new Error(`no policy bundle at ${options.bundleFile}: run \`make build\` first`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-inventory-"));
+  const dbFile = path.join(dir, "portcullis.db");
+  const db = openDatabase(dbFile, { seed: true });
+  const log = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: () => undefined });
+  const pdp = await createPdp({ bundle: { file: options.bundleFile, watch: false, pollIntervalMs: 60_000 }, log, logger: () => undefined });
+  const keyFile = path.join(dir, "dev-jwt-key.json");
+  let server: http.Server | undefined;
+  const close = async () => {
+    if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await pdp.close();
+    await log.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const verifyToken = await createVerifier({ issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 });
+    const app = createApp(
+      { pdp, db, verifyToken, versions: options.versions ?? loadVersions(), rateLimits: DEFAULT_RATE_LIMITS, logger: () => undefined },
+      options.app,
+    );
+    const handler = options.wrap ? options.wrap(app) : app;
+    const s = http.createServer(handler);
+    server = s;
+    await new Promise<void>((resolve, reject) => {
+      s.once("error", reject);
+      s.listen(0, "127.0.0.1", resolve);
+    });
+    const address = s.address();
+    if (!address || typeof address !== "object") throw new Error("in-process server has no address");
+    const baseUrl = `http://127.0.0.1:${address.port}`;
+    return { baseUrl, label: `in-process ${baseUrl} (temp database, ${options.bundleFile})`, tokens: await tokensFor(keyFile, DEV_ISSUER, DEV_AUDIENCE), app, dbFile, keyFile, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** A running service; tokens from the dev key `portcullis serve` uses (var/dev-jwt-key.json) and the configured issuer/audience. */
+export async function remoteTarget(baseUrl: string, keyFile = DEFAULT_DEV_KEY_FILE): Promise<Target> {
+  const config = identityConfigFromEnv(process.env, keyFile);
+  if (config.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: the inventory cannot mint persona tokens for an external identity provider");
+  if (!fs.existsSync(keyFile)) throw new Error(`no dev key at ${keyFile}: the service at ${baseUrl} must run with the dev key (make run)`);
+  return { baseUrl: baseUrl.replace(/\/+$/, ""), label: baseUrl, tokens: await tokensFor(keyFile, config.issuer, config.audience), close: async () => undefined };
+}
