@@ -70,6 +70,7 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
     context,
     evalNs,
     evaluate: engine?.evaluator ?? null,
+    bundle: engine?.ref ?? null,
   };
   if (result !== undefined) record.result = result;
   if (error !== undefined) record.error = error;

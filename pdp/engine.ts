@@ -9,22 +9,29 @@
  * and swaps the reference, so a decision (and the decision log's mask/drop
  * evaluations for it) always runs against the bundle that decided.
  *
- * Evaluation is synchronous and single-threaded; the SDK rewinds the Wasm
- * heap before every evaluation, so an aborted evaluation leaves nothing
- * behind for the next one.
+ * Evaluation is synchronous and single-threaded; every evaluation starts
+ * from the data heap top (the SDK's layout), so an aborted evaluation leaves
+ * nothing behind for the next one. On ABI 1.2 modules (ours) Engine calls
+ * opa_eval itself (DirectEval, below): the SDK's fast path without its
+ * per-call encoder, decoder and copies.
  */
 import { createHash } from "node:crypto";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { readBundle } from "./compiler/bundle";
 import { EvaluationClock } from "./compiler/host-builtins";
 import { messageOf, PdpError } from "./errors";
-import type { PolicyEvaluator } from "./types";
+import type { BundleRef, PolicyEvaluator } from "./types";
 
 const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 
 export class Engine {
   /** Evaluates any entrypoint of this bundle: what the decision log gets for mask/drop. */
   readonly evaluator: PolicyEvaluator;
+  /** This bundle's identity and bytes, for a decision log that loads its own copy in a worker. */
+  readonly ref: BundleRef;
+  /** opa_eval called directly (ABI 1.2+), or null to go through the SDK's evaluate. */
+  private readonly direct: DirectEval | null;
 
   private constructor(
     private readonly policy: LoadedPolicy,
@@ -36,7 +43,10 @@ export class Engine {
     /** sha256 of the bundle bytes: the same bundle delivered twice is not reloaded. */
     readonly digest: string,
     readonly loadedAt: Date,
+    bytes: Uint8Array,
   ) {
+    this.ref = { key: `${revision}@${digest}`, bytes };
+    this.direct = DirectEval.of(policy);
     this.evaluator = (entrypoint, input) => (this.has(entrypoint) ? this.evaluate(entrypoint, input) : undefined);
   }
 
@@ -65,7 +75,8 @@ export class Engine {
     for (const [name, id] of Object.entries(policy.entrypoints as Record<string, unknown>)) {
       if (typeof id === "number") ids.set(name, id);
     }
-    return new Engine(policy, clock, ids, bundle.manifest.revision, source, digest, new Date());
+    // A copy of exactly these bytes: the caller's array may be a view on a larger buffer.
+    return new Engine(policy, clock, ids, bundle.manifest.revision, source, digest, new Date(), new Uint8Array(bytes));
   }
 
   static digest(bytes: Uint8Array): string {
@@ -93,7 +104,7 @@ export class Engine {
     try {
       // OPA fixes "now" for one evaluation: read the clock once, here.
       this.clock.tick();
-      resultSet = this.policy.evaluate(encodeInput(input), id);
+      resultSet = this.direct ? this.direct.evaluate(id, input) : this.policy.evaluate(encodeInput(input), id);
     } catch (err) {
       throw new PdpError("policy_error", `evaluating ${entrypoint}: ${messageOf(err)}`);
     }
@@ -113,4 +124,105 @@ function encodeInput(input: unknown): unknown {
   if (input === undefined || input) return input;
   const bytes = utf8.encode(JSON.stringify(input));
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+}
+
+type OpaEval = (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
+type Fn = (...args: number[]) => number;
+/** The ABI's context path (ABI 1.0+), used to evaluate several entrypoints on one parsed input. */
+const CONTEXT_EXPORTS = ["opa_heap_ptr_set", "opa_malloc", "opa_json_parse", "opa_json_dump", "opa_eval_ctx_new", "opa_eval_ctx_set_input", "opa_eval_ctx_set_data", "opa_eval_ctx_set_entrypoint", "opa_eval_ctx_get_result", "eval"] as const;
+
+/** The SDK's LoadedPolicy fields its own ABI 1.2 fast path uses (opa-wasm 1.10, src/opa.js evaluate). */
+interface PolicyInternals {
+  minorVersion: number;
+  mem: WebAssembly.Memory;
+  dataAddr: number;
+  dataHeapPtr: number;
+  wasmInstance: { exports: { opa_eval: OpaEval } & Partial<Record<(typeof CONTEXT_EXPORTS)[number], Fn>> };
+}
+
+/**
+ * The SDK's ABI 1.2 fast path without its per-call costs: the input's JSON
+ * text is encoded straight into Wasm memory (no TextEncoder, no copy), the
+ * result is found with a native NUL search and decoded by one shared
+ * TextDecoder (the SDK makes an encoder and a decoder per call). Same calls,
+ * same memory layout: input at the data heap top, heap above it, rewound by
+ * the next evaluation.
+ */
+class DirectEval {
+  private constructor(private readonly p: PolicyInternals) {}
+
+  /** Null when the module or the SDK does not look as expected: the caller then uses the SDK's evaluate. */
+  static of(policy: LoadedPolicy): DirectEval | null {
+    const p = policy as unknown as Partial<PolicyInternals>;
+    const ok = (p.minorVersion ?? 0) >= 2 && p.mem instanceof WebAssembly.Memory && typeof p.dataAddr === "number" && typeof p.dataHeapPtr === "number" && typeof p.wasmInstance?.exports?.opa_eval === "function";
+    return ok ? new DirectEval(p as PolicyInternals) : null;
+  }
+
+  /** The last ArrayBuffer input and its parsed value in Wasm memory, valid until any other evaluation. */
+  private parsed: { input: ArrayBuffer; value: number } | null = null;
+
+  /**
+   * The result set for `input` (an ArrayBuffer is JSON text already and is
+   * not changed by the caller; undefined is no input). The decision log
+   * evaluates drop then mask on ONE buffer: the second evaluation reuses the
+   * value the first parsed (parsing the event dominates those policies),
+   * through the ABI's context path.
+   */
+  evaluate(entrypoint: number, input: unknown): unknown {
+    if (input instanceof ArrayBuffer && this.hasContextPath()) return this.evaluateParsed(entrypoint, input);
+    this.parsed = null;
+    const { mem, dataHeapPtr: at } = this.p;
+    let length = 0;
+    if (input instanceof ArrayBuffer) {
+      this.reserve(at + input.byteLength);
+      new Uint8Array(mem.buffer).set(new Uint8Array(input), at);
+      length = input.byteLength;
+    } else if (input !== undefined) {
+      const text = JSON.stringify(input);
+      this.reserve(at + text.length * 3); // the most UTF-8 bytes a UTF-16 string can need
+      length = utf8.encodeInto(text, new Uint8Array(mem.buffer, at)).written;
+    }
+    return this.readJson(this.p.wasmInstance.exports.opa_eval(0, entrypoint, this.p.dataAddr, at, length, at + length, 0));
+  }
+
+  private hasContextPath(): boolean {
+    const e = this.p.wasmInstance.exports;
+    return CONTEXT_EXPORTS.every((name) => typeof e[name] === "function");
+  }
+
+  private evaluateParsed(entrypoint: number, input: ArrayBuffer): unknown {
+    const e = this.p.wasmInstance.exports as Record<(typeof CONTEXT_EXPORTS)[number], Fn>;
+    if (this.parsed?.input !== input) {
+      this.parsed = null;
+      e.opa_heap_ptr_set(this.p.dataHeapPtr); // frees the previous evaluation, as the fast path does
+      const at = e.opa_malloc(input.byteLength);
+      new Uint8Array(this.p.mem.buffer).set(new Uint8Array(input), at);
+      const value = e.opa_json_parse(at, input.byteLength);
+      if (value === 0) throw new Error("invalid input: not JSON");
+      this.parsed = { input, value };
+    }
+    // Each evaluation allocates above the parsed input and the ones before it; the next new input rewinds.
+    const ctx = e.opa_eval_ctx_new();
+    e.opa_eval_ctx_set_input(ctx, this.parsed.value);
+    e.opa_eval_ctx_set_data(ctx, this.p.dataAddr);
+    e.opa_eval_ctx_set_entrypoint(ctx, entrypoint);
+    try {
+      e.eval(ctx);
+    } catch (err) {
+      this.parsed = null; // an abort may leave the heap anywhere: parse afresh next time
+      throw err;
+    }
+    return this.readJson(e.opa_json_dump(e.opa_eval_ctx_get_result(ctx)));
+  }
+
+  /** The NUL-terminated JSON text at `at` (memory may have grown during evaluation). */
+  private readJson(at: number): unknown {
+    const memory = new Uint8Array(this.p.mem.buffer);
+    return JSON.parse(utf8Decoder.decode(memory.subarray(at, memory.indexOf(0, at))));
+  }
+
+  private reserve(end: number): void {
+    const missing = end - this.p.mem.buffer.byteLength;
+    if (missing > 0) this.p.mem.grow(Math.ceil(missing / 65536));
+  }
 }

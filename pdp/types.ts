@@ -73,8 +73,24 @@ export interface DecisionEvent {
   error?: { code: string; message: string };
 }
 
-/** Evaluates another entrypoint of the bundle that decided (the mask and drop policies); undefined when the result set is empty. */
+/**
+ * Evaluates another entrypoint of the bundle that decided (the mask and drop
+ * policies); undefined when the result set is empty. An ArrayBuffer input is
+ * taken as JSON text (the SDK's convention), so one encoding can serve
+ * several evaluations.
+ */
 export type PolicyEvaluator = (entrypoint: string, input: unknown) => unknown;
+
+/**
+ * A loaded bundle's identity and bytes: what a decision log running in
+ * another thread (pdp/log worker) needs to load its own copy of the
+ * deciding policy, once per distinct bundle.
+ */
+export interface BundleRef {
+  /** `<revision>@<sha256 of the bytes>`. */
+  key: string;
+  bytes: Uint8Array;
+}
 
 /** What the PDP hands to the decision log for every decision, allow or deny, exactly once. */
 export interface DecisionRecord {
@@ -93,6 +109,8 @@ export interface DecisionRecord {
   error?: { code: string; message: string };
   /** The deciding bundle's evaluator for data.system.log.mask / .drop; null when no bundle is active. */
   evaluate: PolicyEvaluator | null;
+  /** The bundle behind `evaluate` (set by the PDP), so a log in a worker can evaluate mask/drop there; absent for other evaluators. */
+  bundle?: BundleRef | null;
 }
 
 /**

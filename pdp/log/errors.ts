@@ -21,6 +21,8 @@ export type DecisionLogErrorCode =
   | "http_upload_failed"
   /** One event alone is larger than the upload size limit, even without nd_builtin_cache. */
   | "event_too_large"
+  /** The log's worker thread failed; records it had not finished are counted as internal errors, later ones are processed in-thread. */
+  | "log_worker_failed"
   /** The decisions database does not exist (CLI / query). */
   | "decisions_db_missing"
   /** A query filter is invalid (CLI / query). */

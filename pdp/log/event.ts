@@ -4,9 +4,10 @@
  * decision_id, labels and timestamp are always present; every other field is
  * left out when empty, as OPA does.
  *
- * The input and result are deep-copied through JSON here: masking edits the
- * copy, never the PDP's objects, and a later change by the caller cannot
- * alter what was logged.
+ * The event REFERS to the record's input and result (no copy here): the
+ * log takes its snapshot as the event's JSON text (snapshotOf), once, and
+ * anything that edits an event (masking) works on a copy parsed from that
+ * text, never on the PDP's objects.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -21,18 +22,24 @@ export interface EventSource {
   bundleName: string;
 }
 
+/** Each source's labels, merged once: events only serialise them, so they can share one object. */
+const labelsBySource = new WeakMap<EventSource, Record<string, string>>();
+
+function labelsOf(source: EventSource): Record<string, string> {
+  let labels = labelsBySource.get(source);
+  if (!labels) {
+    // Configured labels first: id and version identify the instance and must not be overridden.
+    labels = { ...source.labels, id: source.instanceId, version: source.version };
+    labelsBySource.set(source, labels);
+  }
+  return labels;
+}
+
 export function buildEvent(record: DecisionRecord, source: EventSource, timestamp: string): DecisionEvent {
-  // Configured labels first: id and version identify the instance and must not be overridden.
-  const event: DecisionEvent = {
-    decision_id: record.decisionId,
-    labels: { ...source.labels, id: source.instanceId, version: source.version },
-    timestamp,
-  };
+  const event: DecisionEvent = { decision_id: record.decisionId, labels: labelsOf(source), timestamp };
   if (record.path) event.path = record.path.replace(/^data[./]/, "").replace(/^\/+/, "");
-  const input = jsonCopy(record.input);
-  if (input !== undefined) event.input = input;
-  const result = jsonCopy(record.result);
-  if (result !== undefined) event.result = result;
+  if (record.input !== undefined) event.input = record.input;
+  if (record.result !== undefined) event.result = record.result;
   if (record.revision) event.bundles = { [source.bundleName]: { revision: record.revision } };
   if (record.context?.requestedBy) event.requested_by = record.context.requestedBy;
   if (typeof record.context?.reqId === "number") event.req_id = record.context.reqId;
@@ -43,11 +50,14 @@ export function buildEvent(record: DecisionRecord, source: EventSource, timestam
   return event;
 }
 
-/** A JSON-only deep copy; throws on values JSON cannot carry faithfully (cycles, BigInt). */
-function jsonCopy(value: unknown): unknown {
-  if (value === undefined) return undefined;
-  const text = JSON.stringify(value);
-  return text === undefined ? undefined : JSON.parse(text);
+/**
+ * The event's JSON text: the snapshot every later step reads (the mask and
+ * drop policies' input, the sinks' serialised event). One stringify per
+ * event instead of a copy of input and result plus one per policy and sink.
+ * Throws on values JSON cannot carry faithfully (cycles, BigInt).
+ */
+export function snapshotOf(event: DecisionEvent): string {
+  return JSON.stringify(event);
 }
 
 // --- time: RFC 3339 UTC with nanosecond digits -----------------------------

@@ -62,12 +62,12 @@ export class HttpSink implements Sink {
     this.encoder = new ChunkEncoder(options.uploadSizeLimitBytes ?? 32_768);
   }
 
-  write(event: LogEvent): void {
+  write(event: LogEvent, json?: string): void {
     if (this.closed) {
       this.queue.countDropped();
       return;
     }
-    this.queue.push(JSON.stringify(event));
+    this.queue.push(json ?? JSON.stringify(event));
     if (!this.timer) this.schedule(this.options.trigger === "immediate" ? 0 : this.periodicDelay());
   }
 

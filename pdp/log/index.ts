@@ -11,23 +11,27 @@
  * internalErrors + queued) and, per sink, for every event (written + pending
  * + dropped).
  *
- * Off the request path: record() only stamps the time and queues the record;
- * building, masking (the mask and drop policies are evaluations of their
- * own) and writing happen in a batch on the next turn of the event loop. A
- * full queue is drained on the spot instead of dropping anything, and
- * flush()/close() drain it first. The PDP hands over the input it decided
- * on and never changes it afterwards, so deferring changes no event.
+ * Off the request path: record() only stamps the time and queues the
+ * record. By default the processing (mask and drop policies, redaction,
+ * SQLite writes) runs in a worker thread (worker-log.ts), so neither its CPU
+ * time nor its garbage lands on the thread that serves requests; a log with
+ * a remote sink, a console stream of the caller's, or `worker: false`
+ * processes on the recording thread, a batch per event-loop turn
+ * (local-log.ts). Both take the event's snapshot on the recording thread and
+ * keep the same contract: exactly once, flush()/close() drain everything,
+ * stats() accounts for every record.
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
-import type { DecisionLog, DecisionRecord } from "../types";
-import { ConsoleSink } from "./console-sink";
-import { DecisionLogError, messageOf } from "./errors";
-import { buildEvent, formatTimestamp, nowNs, packageVersion } from "./event";
-import { HttpSink, type HttpSinkOptions } from "./http-sink";
-import { DEFAULT_DROP_ENTRYPOINT, DEFAULT_MASK_ENTRYPOINT, maskAndDrop, type LogEvent } from "./mask";
-import type { ErrorReporter, Sink, SinkStats } from "./sink";
-import { SqliteSink, type SqliteSinkOptions } from "./sqlite-sink";
+import type { DecisionLog } from "../types";
+import type { DecisionLogError } from "./errors";
+import { packageVersion } from "./event";
+import type { HttpSinkOptions } from "./http-sink";
+import { createLocalDecisionLog } from "./local-log";
+import { DEFAULT_DROP_ENTRYPOINT, DEFAULT_MASK_ENTRYPOINT } from "./mask";
+import type { ErrorReporter, SinkStats } from "./sink";
+import type { SqliteSinkOptions } from "./sqlite-sink";
+import { createWorkerDecisionLog } from "./worker-log";
 
 export { DEFAULT_DECISIONS_DB } from "./store";
 export { CONSOLE_LOG_TYPE } from "./console-sink";
@@ -52,6 +56,12 @@ export interface DecisionLogOptions {
   dropEntrypoint?: string;
   /** Failure reports (codes and messages, never event contents); default: one JSON line on stderr. */
   onError?: ErrorReporter;
+  /**
+   * Process events in a worker thread (default true). Ignored (in-thread)
+   * with a remote sink, whose delivery state stats() reports live, or a
+   * console stream, which cannot move to another thread.
+   */
+  worker?: boolean;
 }
 
 export interface DecisionLogStats {
@@ -65,7 +75,7 @@ export interface DecisionLogStats {
   failSafe: number;
   /** Records lost to a bug in the log itself (reported; should stay 0). */
   internalErrors: number;
-  /** Records waiting for the next batch. */
+  /** Records not processed yet: waiting for the next batch, or on their way to (or in) the worker. */
   queued: number;
   sinks: Record<string, SinkStats>;
 }
@@ -76,17 +86,8 @@ export interface ManagedDecisionLog extends DecisionLog {
   stats(): DecisionLogStats;
 }
 
-/** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
-const MAX_QUEUED = 1000;
-
 export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
   const onError = safely(options.onError ?? reportToStderr);
-  // The remote sink validates its settings first, so a bad URL never leaves a database handle open.
-  const remote = options.remote ? new HttpSink({ ...options.remote, onError }) : undefined;
-  const sqlite = options.db === undefined ? undefined : new SqliteSink(typeof options.db === "string" ? { file: options.db, onError } : { ...options.db, onError });
-  const consoleSink = options.console ? new ConsoleSink(options.console === true ? process.stdout : options.console) : undefined;
-  const sinks: Sink[] = [sqlite, consoleSink, remote].filter((s) => s !== undefined);
-
   const source = {
     instanceId: options.instanceId ?? randomUUID(),
     version: packageVersion(),
@@ -97,83 +98,9 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
     maskEntrypoint: options.maskEntrypoint ?? DEFAULT_MASK_ENTRYPOINT,
     dropEntrypoint: options.dropEntrypoint ?? DEFAULT_DROP_ENTRYPOINT,
   };
-  const counts = { recorded: 0, logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0 };
-
-  const queue: Array<{ record: DecisionRecord; timestamp: string }> = [];
-  let drainScheduled = false;
-
-  function drain(): void {
-    drainScheduled = false;
-    for (const { record, timestamp } of queue.splice(0)) {
-      try {
-        processRecord(record, timestamp);
-      } catch (err) {
-        // processRecord() handles its own failures; reaching here is a bug, so it is counted and reported.
-        counts.internalErrors++;
-        onError(new DecisionLogError("event_build_error", messageOf(err)));
-      }
-    }
-  }
-
-  function processRecord(given: DecisionRecord, timestamp: string): void {
-    let record = given;
-    let event: LogEvent;
-    try {
-      event = buildEvent(record, source, timestamp);
-    } catch (err) {
-      // An input JSON cannot carry (a cycle, a BigInt): log the decision without it rather than lose it.
-      counts.failSafe++;
-      onError(new DecisionLogError("event_build_error", `decision ${String(record?.decisionId)}: ${messageOf(err)}`));
-      event = buildEvent({ ...record, input: undefined as never, result: undefined }, source, timestamp);
-      event.erased = ["/input", "/result"];
-      event.custom = { log_error: { code: "event_build_error", message: messageOf(err).slice(0, 200) } };
-      if (record.evaluate) record = { ...record, evaluate: null }; // nothing left for the policies to mask
-    }
-    if (typeof event.decision_id !== "string" || event.decision_id === "") event.decision_id = randomUUID();
-    const outcome = maskAndDrop(event, record.evaluate ?? null, maskOptions);
-    if (outcome.dropped) {
-      counts.droppedByPolicy++;
-      return;
-    }
-    if (outcome.error) {
-      counts.failSafe++;
-      onError(outcome.error);
-    }
-    counts.logged++;
-    for (const sink of sinks) {
-      try {
-        sink.write(outcome.event);
-      } catch (err) {
-        // Sinks do not throw; if one does, the others still get the event.
-        counts.internalErrors++;
-        onError(new DecisionLogError("event_build_error", `${sink.name} sink: ${messageOf(err)}`));
-      }
-    }
-  }
-
-  return {
-    record(r: DecisionRecord): void {
-      counts.recorded++;
-      queue.push({ record: r, timestamp: formatTimestamp(nowNs()) });
-      if (queue.length >= MAX_QUEUED) drain();
-      else if (!drainScheduled) {
-        drainScheduled = true;
-        setImmediate(drain);
-      }
-    },
-    async flush(): Promise<void> {
-      drain();
-      await Promise.all(sinks.map((s) => s.flush()));
-    },
-    async close(): Promise<void> {
-      drain();
-      // The remote and console sinks first, so the database (the record of last resort) closes last.
-      for (const sink of [...sinks].reverse()) await sink.close();
-    },
-    stats(): DecisionLogStats {
-      return { ...counts, queued: queue.length, sinks: Object.fromEntries(sinks.map((s) => [s.name, s.stats()])) };
-    },
-  };
+  const config = { db: options.db, console: options.console, remote: options.remote };
+  const inWorker = options.worker !== false && !options.remote && (options.console === undefined || typeof options.console === "boolean");
+  return inWorker ? createWorkerDecisionLog(config, source, maskOptions, onError) : createLocalDecisionLog(config, source, maskOptions, onError);
 }
 
 /** A reporter that cannot throw into record(). */

@@ -24,7 +24,12 @@ export const DEFAULT_DROP_ENTRYPOINT = "system/log/drop";
 /** An event as logged: OPA's `custom` field carries why masking failed, when it did. */
 export type LogEvent = DecisionEvent & { custom?: Record<string, unknown> };
 
-export type MaskOutcome = { dropped: true } | { dropped: false; event: LogEvent; error?: DecisionLogError };
+/**
+ * Dropped, or the event to log with its JSON text. `event` may be the
+ * caller's draft itself when nothing was masked (its text is the snapshot);
+ * sinks serialise or copy what they keep at write time.
+ */
+export type MaskOutcome = { dropped: true } | { dropped: false; event: LogEvent; json: string; error?: DecisionLogError };
 
 export interface MaskOptions {
   maskEntrypoint: string;
@@ -36,32 +41,63 @@ type MaskRule = { op: "remove"; parts: string[] } | { op: "upsert"; parts: strin
 /** Field names never written to a log, whatever the mask policy says. */
 const CREDENTIAL_NAME = /passw(or)?d|passphrase|secret|token|authori[sz]ation|api[-_]?key|cookie|credential|private[-_]?key/i;
 
-/** Decides whether to log `event` and masks it in place; never throws. */
-export function maskAndDrop(event: LogEvent, evaluate: PolicyEvaluator | null, options: MaskOptions): MaskOutcome {
+const utf8 = new TextEncoder();
+
+/**
+ * Decides whether to log the event and masks it; never throws. `draft` is
+ * the event as built (it may share objects with the PDP and is never
+ * edited); `json` is its JSON text, the snapshot. Like OPA (plugins/logs
+ * Log: drop, then mask, on one input value), drop runs first, mask only for
+ * kept events, and both policies get the SAME encoded text of the whole,
+ * unmasked event. When the mask policy changes nothing and the text names
+ * no credential-like field (the common case), the event is logged as it
+ * is, without parsing a copy or serialising it again.
+ */
+export function maskAndDrop(draft: LogEvent, json: string, evaluate: PolicyEvaluator | null, options: MaskOptions): MaskOutcome {
   let error: DecisionLogError | undefined;
+  let rules: MaskRule[] = [];
   if (evaluate) {
     try {
-      if (shouldDrop(event, evaluate, options.dropEntrypoint)) return { dropped: true };
-      const rules = parseRules(evaluateOrThrow(evaluate, options.maskEntrypoint, event, "mask_eval_error"));
+      // The SDK takes an ArrayBuffer as JSON text: one encoding for both policies.
+      const input = bytesOf(json);
+      if (shouldDrop(input, evaluate, options.dropEntrypoint)) return { dropped: true };
+      rules = parseRules(evaluateOrThrow(evaluate, options.maskEntrypoint, input, "mask_eval_error"));
+    } catch (err) {
+      error = err instanceof DecisionLogError ? err : new DecisionLogError("mask_eval_error", messageOf(err));
+    }
+  }
+  // CREDENTIAL_NAME matches only letters, "-" and "_", which JSON never escapes: a key it would
+  // erase shows verbatim in the text, so no match in the text means redaction has nothing to do.
+  if (!error && rules.length === 0 && !CREDENTIAL_NAME.test(json)) return { dropped: false, event: draft, json };
+  // Something to change: work on a copy parsed from the snapshot, never on the PDP's objects.
+  const event = JSON.parse(json) as LogEvent;
+  if (!error) {
+    try {
       applyRules(event, rules);
     } catch (err) {
       error = err instanceof DecisionLogError ? err : new DecisionLogError("mask_eval_error", messageOf(err));
-      eraseInput(event, error);
     }
   }
+  if (error) eraseInput(event, error);
   redactCredentials(event);
-  return error ? { dropped: false, event, error } : { dropped: false, event };
+  const text = JSON.stringify(event);
+  return error ? { dropped: false, event, json: text, error } : { dropped: false, event, json: text };
 }
 
-function shouldDrop(event: LogEvent, evaluate: PolicyEvaluator, entrypoint: string): boolean {
-  const drop = evaluateOrThrow(evaluate, entrypoint, event, "drop_eval_error");
+function bytesOf(json: string): ArrayBuffer {
+  const bytes = utf8.encode(json);
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+}
+
+function shouldDrop(input: ArrayBuffer, evaluate: PolicyEvaluator, entrypoint: string): boolean {
+  const drop = evaluateOrThrow(evaluate, entrypoint, input, "drop_eval_error");
   if (drop === undefined || typeof drop === "boolean") return drop === true;
   throw new DecisionLogError("drop_eval_error", `${entrypoint} must be a boolean, got ${typeName(drop)}`);
 }
 
-function evaluateOrThrow(evaluate: PolicyEvaluator, entrypoint: string, event: LogEvent, code: "mask_eval_error" | "drop_eval_error"): unknown {
+function evaluateOrThrow(evaluate: PolicyEvaluator, entrypoint: string, input: ArrayBuffer, code: "mask_eval_error" | "drop_eval_error"): unknown {
   try {
-    return evaluate(entrypoint, event);
+    return evaluate(entrypoint, input);
   } catch (err) {
     throw new DecisionLogError(code, `${entrypoint}: ${messageOf(err)}`);
   }

@@ -19,8 +19,13 @@ export interface SinkStats {
 
 export interface Sink {
   readonly name: string;
-  /** Queues the event; never throws, never waits for I/O. */
-  write(event: LogEvent): void;
+  /**
+   * Queues the event; never throws, never waits for I/O. `json` is the
+   * event's JSON text when the caller has it (the log always does). The
+   * event may share objects with the PDP: a sink serialises or extracts
+   * what it keeps here, never later.
+   */
+  write(event: LogEvent, json?: string): void;
   /** Delivers everything queued (bounded retries for remote sinks). */
   flush(): Promise<void>;
   /** Flushes, then releases the sink; events still pending are counted as dropped. */

@@ -10,7 +10,7 @@ import { BoundedBuffer } from "./buffer";
 import { DecisionLogError, messageOf } from "./errors";
 import type { LogEvent } from "./mask";
 import type { ErrorReporter, Sink, SinkStats } from "./sink";
-import { openForAppend, rowOf } from "./store";
+import { openForAppend, rowOf, type DecisionRow } from "./store";
 
 export interface SqliteSinkOptions {
   file: string;
@@ -27,9 +27,12 @@ export class SqliteSink implements Sink {
   readonly name = "sqlite";
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  private readonly queue: BoundedBuffer<LogEvent>;
+  /** Rows, extracted at write time (the event may share objects with the PDP). */
+  private readonly queue: BoundedBuffer<DecisionRow>;
   private readonly intervalMs: number;
   private readonly batchSize: number;
+  /** One transaction per batch (built once); returns the rows inserted. */
+  private readonly writeBatch: (rows: DecisionRow[]) => number;
   private timer: NodeJS.Timeout | undefined;
   private written = 0;
   private failures = 0;
@@ -47,14 +50,19 @@ export class SqliteSink implements Sink {
     this.queue = new BoundedBuffer(options.bufferLimit ?? 100_000);
     this.intervalMs = options.flushIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 500;
+    this.writeBatch = this.db.transaction((rows: DecisionRow[]) => {
+      let n = 0;
+      for (const row of rows) n += this.insert.run(row).changes;
+      return n;
+    });
   }
 
-  write(event: LogEvent): void {
+  write(event: LogEvent, json?: string): void {
     if (this.closed) {
       this.queue.countDropped();
       return;
     }
-    this.queue.push(event);
+    this.queue.push(rowOf(event, json));
     this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
   }
 
@@ -80,11 +88,7 @@ export class SqliteSink implements Sink {
     while (this.queue.size > 0) {
       const batch = this.queue.take(this.batchSize);
       try {
-        const inserted = this.db.transaction((events: LogEvent[]) => {
-          let n = 0;
-          for (const event of events) n += this.insert.run(rowOf(event)).changes;
-          return n;
-        })(batch);
+        const inserted = this.writeBatch(batch);
         this.written += inserted;
         this.duplicates += batch.length - inserted;
       } catch (err) {

@@ -81,12 +81,17 @@ export function openForRead(file: string): Database.Database {
   return new Database(file, { readonly: true, fileMustExist: true });
 }
 
-/** The indexed columns of an event, read from the MASKED event: a masked actor id stays masked. */
-export function rowOf(event: LogEvent): DecisionRow {
+/**
+ * The indexed columns of an event, read from the MASKED event: a masked
+ * actor id stays masked. `json` is the event's JSON text when the caller has
+ * it already (it must be JSON.stringify(event)).
+ */
+export function rowOf(event: LogEvent, json?: string): DecisionRow {
   const input = asObject(event.input);
   const actor = asObject(input?.actor);
   const result = asObject(event.result);
-  const revisions = Object.values(event.bundles ?? {}).map((b) => b.revision);
+  let revision: string | null = null;
+  for (const name in event.bundles) revision = revision === null ? event.bundles[name].revision : `${revision},${event.bundles[name].revision}`;
   return {
     decision_id: event.decision_id,
     timestamp: event.timestamp,
@@ -97,8 +102,8 @@ export function rowOf(event: LogEvent): DecisionRow {
     allowed: result?.allow === true && !event.error ? 1 : 0,
     status: !event.error && typeof result?.status === "number" ? result.status : null,
     reason: event.error ? event.error.code : typeof result?.reason === "string" ? result.reason : null,
-    revision: revisions.length > 0 ? revisions.join(",") : null,
-    event: JSON.stringify(event),
+    revision,
+    event: json ?? JSON.stringify(event),
   };
 }
 

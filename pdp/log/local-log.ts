@@ -1,0 +1,79 @@
+/**
+ * The decision log processed on the thread that records: record() only
+ * stamps the time and queues the record; building, masking (the mask and
+ * drop policies are evaluations of their own) and writing happen in a batch
+ * on the next turn of the event loop. A full queue is drained on the spot
+ * instead of dropping anything, and flush()/close() drain it first. The PDP
+ * hands over the input it decided on and never changes it afterwards, so
+ * deferring changes no event.
+ *
+ * Used when the log cannot run in a worker (worker-log.ts): a remote sink
+ * or a console stream of the caller's, or `worker: false`.
+ */
+import type { DecisionRecord } from "../types";
+import { DecisionLogError, messageOf } from "./errors";
+import { formatTimestamp, nowNs, type EventSource } from "./event";
+import type { DecisionLogStats, ManagedDecisionLog } from "./index";
+import type { MaskOptions } from "./mask";
+import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
+import type { ErrorReporter } from "./sink";
+
+/** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
+export const MAX_QUEUED = 1000;
+
+export function createLocalDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): ManagedDecisionLog {
+  const sinks = createSinks(config, onError);
+  const processor = new EventProcessor(sinks, maskOptions, onError);
+  const counts = processor.counts;
+  let recorded = 0;
+  // The time is taken at record() and formatted in the batch (formatting costs more than reading the clock).
+  const queue: Array<{ record: DecisionRecord; ns: bigint }> = [];
+  let drainScheduled = false;
+
+  function drain(): void {
+    drainScheduled = false;
+    for (const { record, ns } of queue.splice(0)) {
+      try {
+        processRecord(record, formatTimestamp(ns));
+      } catch (err) {
+        // processRecord() handles its own failures; reaching here is a bug, so it is counted and reported.
+        counts.internalErrors++;
+        onError(new DecisionLogError("event_build_error", messageOf(err)));
+      }
+    }
+  }
+
+  function processRecord(record: DecisionRecord, timestamp: string): void {
+    const { event, json, error } = snapshotRecord(record, source, timestamp);
+    if (error) {
+      counts.failSafe++;
+      onError(error);
+    }
+    // Without its input there is nothing left for the policies to mask.
+    processor.process(event, json, error ? null : (record.evaluate ?? null));
+  }
+
+  return {
+    record(r: DecisionRecord): void {
+      recorded++;
+      queue.push({ record: r, ns: nowNs() });
+      if (queue.length >= MAX_QUEUED) drain();
+      else if (!drainScheduled) {
+        drainScheduled = true;
+        setImmediate(drain);
+      }
+    },
+    async flush(): Promise<void> {
+      drain();
+      await Promise.all(sinks.map((s) => s.flush()));
+    },
+    async close(): Promise<void> {
+      drain();
+      // The remote and console sinks first, so the database (the record of last resort) closes last.
+      for (const sink of [...sinks].reverse()) await sink.close();
+    },
+    stats(): DecisionLogStats {
+      return { recorded, ...counts, queued: queue.length, sinks: Object.fromEntries(sinks.map((s) => [s.name, s.stats()])) };
+    },
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * The decision log with its processing in a worker thread: the recording
+ * thread (the API's) only stamps the time and queues each record, then, on
+ * the next turn of the event loop, builds the events and their JSON text
+ * (the snapshot, taken while the PDP's objects are current) and posts them
+ * in one message. Drop and mask policies, redaction and the SQLite writes
+ * run in the worker (worker.ts), off the request path and off this heap.
+ *
+ * Same contract as the in-thread log (local-log.ts): every record is
+ * accounted for exactly once; flush() resolves when everything recorded
+ * before it is in the sinks; close() flushes and closes them. stats() is
+ * synchronous: the worker's counters are in shared memory, exact after
+ * flush()/close() and at most a few milliseconds behind otherwise.
+ *
+ * Records whose evaluator is not a loaded bundle (no `bundle` ref) are
+ * dropped/masked here and sent masked. If the worker dies, what it had not
+ * finished is counted as internal errors and reported, and later records
+ * are processed in-thread, so nothing more is lost.
+ */
+import * as path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { BundleRef, DecisionRecord } from "../types";
+import { DecisionLogError, messageOf } from "./errors";
+import { formatTimestamp, nowNs, type EventSource } from "./event";
+import type { DecisionLogStats, ManagedDecisionLog } from "./index";
+import { createLocalDecisionLog, MAX_QUEUED } from "./local-log";
+import { maskAndDrop, type MaskOptions } from "./mask";
+import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeline";
+import type { ErrorReporter } from "./sink";
+import { openForAppend } from "./store";
+import type { WorkerInit } from "./worker";
+import { WorkerStats, type FromWorker, type ToWorker } from "./worker-protocol";
+
+/** Bundles the worker keeps loaded (hot reloads are rare; older ones are released and re-sent if needed). */
+const MAX_BUNDLES = 4;
+/**
+ * Snapshots wait up to this long (or until POST_AT_ITEMS) before one message
+ * carries them over: every message wakes the worker, and waking it for each
+ * request or two cost more CPU than the events' processing. The SQLite sink
+ * batches for 100 ms anyway; flush() and close() post at once.
+ */
+const POST_EVERY_MS = 10;
+const POST_AT_ITEMS = 512;
+/**
+ * Events posted but not yet finished by the worker beyond which the
+ * recording thread waits for it (at most MAX_WAIT_MS per post): a worker that
+ * cannot keep up slows requests down, as the in-thread log would, instead of
+ * growing memory without bound or dropping events.
+ */
+const MAX_IN_FLIGHT = 20_000;
+const MAX_WAIT_MS = 1000;
+
+export function createWorkerDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): ManagedDecisionLog {
+  // Open the store here first, so a bad path or a broken file fails createDecisionLog as it does in-thread.
+  if (config.db !== undefined) openForAppend(typeof config.db === "string" ? config.db : config.db.file).close();
+  const names = sinkNames(config);
+  const buffer = WorkerStats.allocate(names.length);
+  const shared = new WorkerStats(buffer, names.length);
+  const init: WorkerInit = { config, maskOptions, stats: buffer };
+  const worker = new Worker(workerEntry(), { workerData: init });
+  // Like the sinks' timers: the log must not keep a finished process alive; shutdown calls close().
+  worker.unref();
+
+  const mine = zeroCounts(); // outcomes decided on this thread (snapshot failures, foreign evaluators, after close)
+  // The time is taken at record() and formatted in the batch (formatting costs more than reading the clock).
+  const queue: Array<{ record: DecisionRecord; ns: bigint }> = [];
+  const loaded = new Set<string>(); // bundle keys the worker holds, oldest first (keys only: old bundles' bytes can go)
+  const waiting = new Map<number, () => void>();
+  let recorded = 0;
+  let sent = 0;
+  let lost = 0; // events the worker had not finished when it failed
+  let lateDrops = 0; // records after close
+  let nextId = 0;
+  let drainScheduled = false;
+  let outbox: Array<string | null> = []; // snapshots not yet posted: flat [json, bundle key or null, ...]
+  let postTimer: NodeJS.Timeout | undefined;
+  let state: "running" | "failed" | "closed" = "running";
+  let fallback: ManagedDecisionLog | undefined; // in-thread processing after a worker failure
+
+  worker.on("message", (message: FromWorker) => {
+    if (message.type === "error") onError(new DecisionLogError(message.code as DecisionLogError["code"], message.message));
+    else settle(message.id);
+  });
+  worker.on("error", (err) => fail(messageOf(err)));
+  worker.on("exit", (code) => {
+    if (state === "running") fail(`exited with code ${code}`);
+  });
+
+  function fail(reason: string): void {
+    if (state !== "running") return;
+    state = "failed";
+    lost = sent - shared.processed() + outbox.length / 2;
+    outbox = [];
+    onError(new DecisionLogError("log_worker_failed", `decision log worker ${reason}; ${lost} events not confirmed written, later ones processed in-thread`));
+    fallback = createLocalDecisionLog(config, source, maskOptions, onError);
+    for (const { record } of queue.splice(0)) fallback.record(record);
+    for (const id of [...waiting.keys()]) settle(id);
+  }
+
+  function settle(id: number): void {
+    const resolve = waiting.get(id);
+    waiting.delete(id);
+    resolve?.();
+  }
+
+  function post(message: ToWorker): void {
+    worker.postMessage(message);
+  }
+
+  /** The worker's key for the record's bundle, sending the bytes the first time. */
+  function keyOf(bundle: BundleRef): string {
+    if (loaded.has(bundle.key)) return bundle.key;
+    if (loaded.size >= MAX_BUNDLES) {
+      postEvents(); // events for the bundle about to be released go first
+      const oldest = loaded.values().next().value as string;
+      loaded.delete(oldest);
+      post({ type: "release", key: oldest });
+    }
+    loaded.add(bundle.key);
+    post({ type: "bundle", key: bundle.key, bytes: bundle.bytes });
+    return bundle.key;
+  }
+
+  function drain(): void {
+    drainScheduled = false;
+    if (queue.length === 0 || state !== "running") return;
+    for (const { record, ns } of queue.splice(0)) {
+      try {
+        const { event, json, error } = snapshotRecord(record, source, formatTimestamp(ns));
+        if (error) {
+          mine.failSafe++;
+          onError(error);
+          outbox.push(json, null);
+        } else if (!record.evaluate) {
+          outbox.push(json, null);
+        } else if (record.bundle) {
+          const key = keyOf(record.bundle); // first: it may post (and replace) the outbox
+          outbox.push(json, key);
+        } else {
+          // An evaluator the worker cannot load: drop and mask here; the worker still redacts (idempotent).
+          const outcome = maskAndDrop(event, json, record.evaluate, maskOptions);
+          if (outcome.dropped) {
+            mine.droppedByPolicy++;
+            continue;
+          }
+          if (outcome.error) {
+            mine.failSafe++;
+            onError(outcome.error);
+          }
+          outbox.push(outcome.json, null);
+        }
+      } catch (err) {
+        // The steps above handle their own failures; reaching here is a bug, so it is counted and reported.
+        mine.internalErrors++;
+        onError(new DecisionLogError("event_build_error", messageOf(err)));
+      }
+    }
+    if (outbox.length >= POST_AT_ITEMS) postEvents();
+    else if (outbox.length > 0) postTimer ??= setTimeout(postEvents, POST_EVERY_MS).unref();
+  }
+
+  function postEvents(): void {
+    if (postTimer) clearTimeout(postTimer);
+    postTimer = undefined;
+    if (outbox.length === 0 || state !== "running") return;
+    const items = outbox;
+    outbox = [];
+    post({ type: "events", items });
+    sent += items.length / 2;
+    const deadline = Date.now() + MAX_WAIT_MS;
+    while (sent - shared.processed() > MAX_IN_FLIGHT && Date.now() < deadline) shared.waitForProgress(50);
+  }
+
+  function request(type: "flush" | "close"): Promise<void> {
+    if (state !== "running") return Promise.resolve();
+    const id = nextId++;
+    return new Promise((resolve) => {
+      waiting.set(id, resolve);
+      post({ type, id });
+    });
+  }
+
+  return {
+    record(r: DecisionRecord): void {
+      recorded++;
+      if (state === "failed") return fallback!.record(r);
+      if (state === "closed") {
+        // As in-thread: a record after close is counted as logged and as dropped by every sink.
+        mine.logged++;
+        lateDrops++;
+        return;
+      }
+      queue.push({ record: r, ns: nowNs() });
+      if (queue.length >= MAX_QUEUED) drain();
+      else if (!drainScheduled) {
+        drainScheduled = true;
+        setImmediate(drain);
+      }
+    },
+    async flush(): Promise<void> {
+      drain();
+      postEvents();
+      await request("flush");
+      await fallback?.flush();
+    },
+    async close(): Promise<void> {
+      drain();
+      postEvents();
+      const closed = request("close");
+      // From here on records count as after close (the worker takes no more), and its exit is expected.
+      if (state === "running") state = "closed";
+      await closed;
+      await fallback?.close();
+    },
+    stats(): DecisionLogStats {
+      const theirs = shared.counts();
+      const local = fallback?.stats();
+      const sum = (k: keyof typeof mine): number => mine[k] + theirs[k] + (local?.[k] ?? 0);
+      const sinks = Object.fromEntries(
+        names.map((name, n) => {
+          const s = shared.sink(n, name);
+          const f = local?.sinks[name];
+          const merged = f ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures } : s;
+          return [name, { ...merged, dropped: merged.dropped + lateDrops }];
+        }),
+      );
+      const inFlight = state === "failed" ? 0 : sent - shared.processed();
+      return {
+        recorded,
+        logged: sum("logged"),
+        droppedByPolicy: sum("droppedByPolicy"),
+        failSafe: sum("failSafe"),
+        internalErrors: sum("internalErrors") + lost,
+        queued: queue.length + outbox.length / 2 + inFlight + (local?.queued ?? 0),
+        sinks,
+      };
+    },
+  };
+}
+
+/** The compiled worker next to this module; from TypeScript sources (tests), a bootstrap that compiles on load. */
+function workerEntry(): string {
+  return __filename.endsWith(".ts") ? path.join(__dirname, "worker-dev.js") : path.join(__dirname, "worker.js");
+}

@@ -1,0 +1,88 @@
+/**
+ * The decision log's worker mode (the default for SQLite/console logs): the
+ * deciding bundle's own mask and drop policies evaluated in the worker,
+ * each bundle by its own revision after a reload, every record accounted
+ * for at any moment, and the same results as the in-thread log.
+ */
+import * as path from "node:path";
+import { decide } from "../../../pdp/decide";
+import { Engine } from "../../../pdp/engine";
+import { createDecisionLog } from "../../../pdp/log";
+import { queryDecisions } from "../../../pdp/log/query";
+import { openForRead } from "../../../pdp/log/store";
+import { bundleOf, capturingLogger, DECISION_REGO, member } from "../fixtures";
+import { tempDir } from "./fixtures";
+
+const ERASE_ACTION = `package system.log
+
+mask contains "/input/action"
+`;
+
+async function logged(file: string) {
+  const db = openForRead(file);
+  const entries = queryDecisions(db, { limit: 1000 });
+  db.close();
+  return new Map(entries.map((e) => [e.decision_id, e]));
+}
+
+test("each event is masked by the bundle that decided it, across a reload, in the worker", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: file });
+  const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+  const first = await Engine.load(bundleOf({ revision: "r-1" }), "first");
+  const second = await Engine.load(bundleOf({ revision: "r-2", rego: [DECISION_REGO, ERASE_ACTION] }), "second");
+  const a = decide(first, deps, member());
+  const b = decide(second, deps, member());
+  const c = decide(first, deps, member({ route: { id: "health.get", method: "GET", version: "v1" } }));
+  await log.flush();
+  expect(log.stats()).toEqual(expect.objectContaining({ recorded: 3, logged: 2, droppedByPolicy: 1, failSafe: 0, internalErrors: 0, queued: 0 }));
+  await log.close();
+
+  const byId = await logged(file);
+  expect(byId.has(c.decisionId)).toBe(false);
+  expect(byId.get(a.decisionId)!.event.erased).toEqual(["/input/actor/id"]);
+  expect(byId.get(a.decisionId)!.revision).toBe("r-1");
+  expect(byId.get(b.decisionId)!.event.erased).toEqual(["/input/action"]);
+  expect(byId.get(b.decisionId)!.actor_id).toBe("u_alice");
+});
+
+test("stats account for every record at any moment, and match the in-thread log once flushed", async () => {
+  const engine = await Engine.load(bundleOf(), "test");
+  const run = async (worker: boolean) => {
+    const file = path.join(tempDir(), "decisions.db");
+    const log = createDecisionLog({ db: file, worker });
+    const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+    for (let i = 0; i < 300; i++) {
+      decide(engine, deps, i % 10 === 0 ? member({ route: { id: "health.get", method: "GET", version: "v1" } }) : member());
+      if (i % 50 === 0) {
+        await new Promise(setImmediate);
+        const s = log.stats();
+        expect(s.logged + s.droppedByPolicy + s.internalErrors + s.queued).toBe(s.recorded);
+      }
+    }
+    await log.close();
+    const rows = [...(await logged(file)).values()].map((e) => ({ ...e.event, decision_id: "", timestamp: "", labels: {} }));
+    return { stats: log.stats(), rows };
+  };
+  const [inWorker, inThread] = [await run(true), await run(false)];
+  expect(inWorker.stats).toEqual(expect.objectContaining({ recorded: 300, logged: 270, droppedByPolicy: 30, queued: 0 }));
+  expect(inWorker.stats.sinks.sqlite).toEqual({ written: 270, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+  expect(inWorker.stats).toEqual(inThread.stats);
+  expect(inWorker.rows.map((r) => JSON.stringify({ ...r, metrics: {} }))).toEqual(inThread.rows.map((r) => JSON.stringify({ ...r, metrics: {} })));
+});
+
+test("more bundles than the worker keeps: released ones are sent again when a later decision needs them", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: file });
+  const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+  const engines = await Promise.all(["a", "b", "c", "d", "e", "f"].map((r) => Engine.load(bundleOf({ revision: r }), r)));
+  const order = [0, 1, 2, 3, 4, 5, 0, 3, 5, 1];
+  const decisions = order.map((i) => decide(engines[i], deps, member()));
+  await log.close();
+  expect(log.stats()).toEqual(expect.objectContaining({ recorded: 10, logged: 10, failSafe: 0, internalErrors: 0, queued: 0 }));
+  const byId = await logged(file);
+  decisions.forEach((d, n) => {
+    expect(byId.get(d.decisionId)!.revision).toBe(engines[order[n]].revision);
+    expect(byId.get(d.decisionId)!.event.erased).toEqual(["/input/actor/id"]); // masked by its own bundle, not failed safe
+  });
+});
