@@ -57,18 +57,23 @@ export interface PortcullisDb {
 export function openDatabase(file: string, options: OpenOptions = {}): PortcullisDb {
   const db = options.readonly ? openExisting(file) : openWritable(file, options.seed === true);
   const prepare = statementCache(db);
+  const transaction = <T>(fn: () => T): T => db.transaction(fn).immediate();
+  const traffic = trafficRepository(prepare, transaction);
   return {
     file,
     schemaVersion: LATEST_VERSION,
-    close: () => db.close(),
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    close: () => {
+      if (db.open && !db.readonly) traffic.flush(); // counts summed in memory are not lost at shutdown
+      db.close();
+    },
+    transaction,
     tenants: {
       list: () => prepare("SELECT id, name FROM tenants ORDER BY id").all() as TenantRow[],
     },
     users: usersRepository(prepare),
     invoices: invoicesRepository(db, prepare),
     securityEvents: securityEventsRepository(prepare),
-    traffic: trafficRepository(prepare),
+    traffic,
   };
 }
 

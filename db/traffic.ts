@@ -7,6 +7,12 @@
  *   db.traffic.count({ method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actorClass: "member" });
  *   db.traffic.summary({ since: "2026-08-23" });   // one row per day and key
  *
+ * Counts are summed in memory and written in one transaction per second (or
+ * per 500 distinct keys), not one write per request: the count-traffic step
+ * runs on every request, and a synchronous upsert each time cost more than
+ * the rest of the chain. summary() and close() write the pending counts
+ * first; a reader in another process sees them at most a second late.
+ *
  * Requests the inventory sends itself (header `Portcullis-Probe: inventory`)
  * are counted apart (`probe = 1`) so its own probes never keep a version
  * "in use". A client could set that header to hide its traffic from the
@@ -47,6 +53,8 @@ export interface TrafficRow {
 
 export interface TrafficRepository {
   count(hit: TrafficHit): void;
+  /** Writes the counts summed in memory (one transaction). */
+  flush(): void;
   /** One row per day and key since `since` (YYYY-MM-DD, inclusive), probes included (filter on `probe`). Kept per day so a reader can window the counts exactly. */
   summary(filter?: { since?: string }): TrafficRow[];
 }
@@ -58,17 +66,53 @@ function text(value: string, what: string, max = TEXT_MAX): string {
   return value;
 }
 
-export function trafficRepository(prepare: Prepare, now: () => Date = () => new Date()): TrafficRepository {
+const FLUSH_INTERVAL_MS = 1000;
+const MAX_PENDING_KEYS = 500;
+
+interface PendingCount {
+  params: [string, string, string, string, number, ActorClass, number];
+  count: number;
+  lastSeen: string;
+}
+
+export function trafficRepository(
+  prepare: Prepare,
+  transaction: <T>(fn: () => T) => T,
+  now: () => Date = () => new Date(),
+): TrafficRepository {
+  const pending = new Map<string, PendingCount>();
+  let timer: NodeJS.Timeout | undefined;
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending.size === 0) return;
+    const rows = [...pending.values()];
+    pending.clear();
+    const upsert = prepare(
+      `INSERT INTO traffic_counts (day, method, template, version, status, actor_class, probe, count, last_seen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (day, method, template, version, status, actor_class, probe)
+       DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
+    );
+    transaction(() => {
+      for (const row of rows) upsert.run(...row.params, row.count, row.lastSeen);
+    });
+  }
+
+  function flushQuietly(): void {
+    try {
+      flush();
+    } catch {
+      // Best-effort measurement: a closed or busy database loses this second's counts, never a request.
+    }
+  }
+
   return {
     count(hit) {
       const at = hit.at ?? now();
       if (!ACTOR_CLASSES.includes(hit.actorClass)) throw new DbInputError("invalid_input", `unknown actor class ${hit.actorClass}`);
-      prepare(
-        `INSERT INTO traffic_counts (day, method, template, version, status, actor_class, probe, count, last_seen)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (day, method, template, version, status, actor_class, probe)
-         DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
-      ).run(
+      const params: PendingCount["params"] = [
         at.toISOString().slice(0, 10),
         text(hit.method, "method", 10),
         text(hit.template, "template"),
@@ -76,12 +120,22 @@ export function trafficRepository(prepare: Prepare, now: () => Date = () => new 
         hit.status,
         hit.actorClass,
         hit.probe ? 1 : 0,
-        hit.n ?? 1,
-        at.toISOString(),
-      );
+      ];
+      const key = JSON.stringify(params);
+      const lastSeen = at.toISOString();
+      const entry = pending.get(key);
+      if (entry) {
+        entry.count += hit.n ?? 1;
+        if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
+      } else pending.set(key, { params, count: hit.n ?? 1, lastSeen });
+      if (pending.size >= MAX_PENDING_KEYS) flushQuietly();
+      else if (!timer) timer = setTimeout(flushQuietly, FLUSH_INTERVAL_MS).unref();
     },
 
+    flush,
+
     summary(filter = {}) {
+      flush();
       const since = filter.since ?? "0000-00-00";
       return prepare(
         `SELECT day, method, template, version, status, actor_class, probe, count, last_seen
