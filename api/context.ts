@@ -24,6 +24,8 @@ export interface RequestState {
   started: bigint;
   /** `ip:port` of the client socket (never a forwarded header: it is client-controlled). */
   client: string;
+  /** The client socket's address alone (`client` without its port): the key of per-address budgets. */
+  address: string;
   actor: Actor;
   /** Set when a valid token named an account that is not active (denied before the PDP). */
   route?: RouteRecord;
@@ -46,11 +48,12 @@ export interface RequestState {
 
 export const ANONYMOUS: Actor = Object.freeze({ id: "anonymous", tenant: null, roles: [] as string[] }) as Actor;
 
-export function initState(res: Response, client: string): RequestState {
+export function initState(res: Response, address: string, port: number): RequestState {
   const state: RequestState = {
     decisionId: randomUUID(),
     started: process.hrtime.bigint(),
-    client,
+    client: `${address}:${port}`,
+    address,
     actor: ANONYMOUS,
     params: [],
     submitted: [],

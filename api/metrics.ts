@@ -2,6 +2,9 @@
  * Instance counters for GET /metrics: requests by route id and status
  * class, and problems by code. No actor, tenant or object ids.
  */
+/** "0xx".."9xx", built once rather than per request. */
+const STATUS_CLASSES = Array.from({ length: 10 }, (_, i) => `${i}xx`);
+
 export class Metrics {
   private requests = 0;
   private readonly byRoute = new Map<string, number>();
@@ -12,7 +15,7 @@ export class Metrics {
   count(routeId: string | undefined, status: number, problem: string | undefined): void {
     this.requests++;
     bump(this.byRoute, routeId ?? "unmatched");
-    bump(this.byStatus, `${Math.floor(status / 100)}xx`);
+    bump(this.byStatus, STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`);
     if (problem) bump(this.byProblem, problem);
   }
 

@@ -12,6 +12,7 @@
  * missing row and for somebody else's.
  */
 import type { Response } from "express";
+import { sendJsonText } from "./send";
 
 export const PROBLEM_TYPE_PREFIX = "urn:portcullis:problem:";
 
@@ -90,5 +91,5 @@ export function sendProblem(res: Response, problem: Problem, decisionId: string,
     decision_id: decisionId,
   };
   if (instance !== undefined) body.instance = instance;
-  res.status(problem.status).type("application/problem+json").send(JSON.stringify(body));
+  sendJsonText(res, problem.status, "application/problem+json", JSON.stringify(body));
 }

@@ -112,8 +112,10 @@ export function trafficRepository(
     count(hit) {
       const at = hit.at ?? now();
       if (!ACTOR_CLASSES.includes(hit.actorClass)) throw new DbInputError("invalid_input", `unknown actor class ${hit.actorClass}`);
+      // One ISO formatting per hit: the day is its first ten characters.
+      const lastSeen = at.toISOString();
       const params: PendingCount["params"] = [
-        at.toISOString().slice(0, 10),
+        lastSeen.slice(0, 10),
         text(hit.method, "method", 10),
         text(hit.template, "template"),
         text(hit.version, "version", 40),
@@ -122,7 +124,6 @@ export function trafficRepository(
         hit.probe ? 1 : 0,
       ];
       const key = JSON.stringify(params);
-      const lastSeen = at.toISOString();
       const entry = pending.get(key);
       if (entry) {
         entry.count += hit.n ?? 1;

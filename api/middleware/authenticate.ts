@@ -33,7 +33,7 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
   return async function authenticate(req: Request, res: Response, next: NextFunction): Promise<void> {
     const header = req.headers.authorization;
     if (header === undefined) return next();
-    const key = `addr:${stateOf(res).client.replace(/:\d+$/, "")}|authentication_failures`;
+    const key = `addr:${stateOf(res).address}|authentication_failures`;
     const spent = store.peek(key, budget.windowSec);
     if (spent.count >= budget.limit) {
       res.setHeader("Retry-After", String(spent.resetSec));

@@ -29,11 +29,20 @@ export function actorClass(roles: readonly string[], id: string): ActorClass {
   return "member";
 }
 
+/** Express path -> template, per mounted path (a bounded set: the registry's paths). */
+const templates = new Map<string, string>();
+
 /** `/invoices/:invoice_id` -> `/invoices/{invoice_id}` (the registry's form). */
 function templateOf(req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route;
-  if (!route || typeof route.path !== "string") return UNMATCHED_TEMPLATE;
-  return route.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+  const path = route?.path;
+  if (typeof path !== "string") return UNMATCHED_TEMPLATE;
+  let template = templates.get(path);
+  if (template === undefined) {
+    template = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+    templates.set(path, template);
+  }
+  return template;
 }
 
 /**
@@ -49,23 +58,27 @@ function pathVersion(req: Request, template: string): string {
 }
 
 export function countTraffic(db: Pick<PortcullisDb, "traffic">) {
-  return function countTraffic(req: Request, res: Response, next: NextFunction): void {
-    res.on("finish", () => {
-      try {
-        const state = res.locals.portcullis as RequestState | undefined;
-        const template = templateOf(req);
-        db.traffic.count({
-          method: req.method.slice(0, 10),
-          template,
-          version: state?.version?.name ?? pathVersion(req, template),
-          status: res.statusCode,
-          actorClass: state ? actorClass(state.actor.roles, state.actor.id) : "anonymous",
-          probe: req.headers[PROBE_HEADER] === "inventory",
-        });
-      } catch {
-        // A closed or busy database must not turn into an error after the answer was sent.
-      }
-    });
+  // One listener for all requests (the response is `this`), not a closure per request.
+  function counted(this: Response): void {
+    try {
+      const res = this;
+      const req = res.req;
+      const state = res.locals.portcullis as RequestState | undefined;
+      const template = templateOf(req);
+      db.traffic.count({
+        method: req.method.slice(0, 10),
+        template,
+        version: state?.version?.name ?? pathVersion(req, template),
+        status: res.statusCode,
+        actorClass: state ? actorClass(state.actor.roles, state.actor.id) : "anonymous",
+        probe: req.headers[PROBE_HEADER] === "inventory",
+      });
+    } catch {
+      // A closed or busy database must not turn into an error after the answer was sent.
+    }
+  }
+  return function countTraffic(_req: Request, res: Response, next: NextFunction): void {
+    res.on("finish", counted);
     next();
   };
 }

@@ -31,7 +31,17 @@ const MAX_DEPTH = 16;
 
 export function readBody(limitBytes: number) {
   // Raw bytes for every content type: this step decides what is acceptable, not the parser.
-  return express.raw({ type: () => true, limit: limitBytes });
+  const raw = express.raw({ type: () => true, limit: limitBytes });
+  return function readBody(req: Request, res: Response, next: NextFunction): void {
+    // Neither Content-Length nor Transfer-Encoding: no body (the parser's own test, type-is hasBody), so
+    // skip its per-request checks and leave what it would leave: req.body undefined.
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+      const target = req as { body?: unknown };
+      if (!("body" in target)) target.body = undefined;
+      return next();
+    }
+    raw(req, res, next);
+  };
 }
 
 export function guardBody(record: RouteRecord) {

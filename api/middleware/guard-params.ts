@@ -31,6 +31,11 @@ export function guardParams(record: RouteRecord) {
   return function guardParams(req: Request, res: Response, next: NextFunction): void {
     const state = stateOf(res);
     const q = req.originalUrl.indexOf("?");
+    if (q === -1) {
+      // No query string (most requests): no names, no values, nothing to parse.
+      res.locals.query = {};
+      return next();
+    }
     const search = new URLSearchParams(q === -1 ? "" : req.originalUrl.slice(q + 1));
     const names = [...search.keys()];
     state.params = [...new Set(names)];

@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from "express";
 import { stateOf } from "../context";
+import { sendJsonText } from "../send";
 
 export function pick(view: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -22,5 +23,5 @@ export function project(_req: Request, res: Response): void {
   if ("one" in result.body) body = pick(result.body.one, read);
   else if ("many" in result.body) body = { [result.body.wrap]: result.body.many.map((v) => pick(v, read)), ...result.body.extra };
   else body = result.body.raw;
-  res.status(result.status).type(state.mediaType ?? "application/json").send(JSON.stringify(body));
+  sendJsonText(res, result.status, state.mediaType ?? "application/json", JSON.stringify(body));
 }

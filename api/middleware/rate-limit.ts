@@ -40,19 +40,31 @@ export interface RateLimitStore {
   peek(key: string, windowSec: number): { count: number; resetSec: number };
 }
 
+const SWEEP_AT = 100_000;
+
 /** In-process fixed windows; expired windows are swept as the map grows. */
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly windows = new Map<string, { start: number; count: number }>();
+  /**
+   * Size that triggers the next sweep. After a sweep it is twice what stayed
+   * live: with many live keys (many callers in one window) a sweep per new
+   * key would make every request scan the whole map.
+   */
+  private sweepAt = SWEEP_AT;
   constructor(private readonly now: () => number = Date.now) {}
 
   hit(key: string, windowSec: number): { count: number; resetSec: number } {
     const now = this.now();
     const windowMs = windowSec * 1000;
     let w = this.windows.get(key);
-    if (!w || now - w.start >= windowMs) {
-      if (this.windows.size > 100_000) this.sweep(now, windowMs);
+    if (!w) {
+      if (this.windows.size > this.sweepAt) this.sweep(now, windowMs);
       w = { start: now, count: 0 };
       this.windows.set(key, w);
+    } else if (now - w.start >= windowMs) {
+      // A new window for a known key: reset in place (no new entry, nothing to sweep for).
+      w.start = now;
+      w.count = 0;
     }
     w.count++;
     return { count: w.count, resetSec: Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) };
@@ -67,6 +79,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   private sweep(now: number, windowMs: number): void {
     for (const [key, w] of this.windows) if (now - w.start >= windowMs) this.windows.delete(key);
+    this.sweepAt = Math.max(SWEEP_AT, this.windows.size * 2);
   }
 }
 
@@ -74,16 +87,18 @@ export class MemoryRateLimitStore implements RateLimitStore {
 export const UNMATCHED = { id: "unmatched", rateLimit: "diagnostic" as RateLimitClass };
 
 export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
+  // The policy header depends on the class only: built once, not per request.
+  const policies = new Map(Object.entries(config).map(([cls, b]) => [cls, `"${cls}";q=${b.limit};w=${b.windowSec}`]));
   return function rateLimit(_req: Request, res: Response, next: NextFunction): void {
     const state = stateOf(res);
     const route = state.route ?? UNMATCHED;
     const cls = route.rateLimit;
     const budget = config[cls];
     // The client socket address, never X-Forwarded-For: a header would let anyone pick a fresh budget.
-    const who = state.actor.id === "anonymous" ? `addr:${state.client.replace(/:\d+$/, "")}` : `actor:${state.actor.id}`;
+    const who = state.actor.id === "anonymous" ? `addr:${state.address}` : `actor:${state.actor.id}`;
     const { count, resetSec } = store.hit(`${who}|${route.id}`, budget.windowSec);
     const remaining = Math.max(0, budget.limit - count);
-    res.setHeader("RateLimit-Policy", `"${cls}";q=${budget.limit};w=${budget.windowSec}`);
+    res.setHeader("RateLimit-Policy", policies.get(cls) ?? `"${cls}";q=${budget.limit};w=${budget.windowSec}`);
     res.setHeader("RateLimit", `"${cls}";r=${remaining};t=${resetSec}`);
     if (count > budget.limit) {
       res.setHeader("Retry-After", String(resetSec));

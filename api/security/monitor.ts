@@ -37,41 +37,47 @@ export class SecurityMonitor {
     this.windowMs = deps.enumeration?.windowMs ?? 60_000;
   }
 
+  /** Runs on every finished request: the common (clean) request allocates nothing here. */
   observe(state: RequestState, status: number): void {
     const route = state.route;
-    const record = (kind: string, detail: Record<string, unknown>): void => {
-      try {
-        this.deps.db.securityEvents.record({
-          kind,
-          actorId: state.actor.id,
-          tenantId: state.actor.tenant,
-          // Authentication runs before route resolution: an inactive account is refused before a route is known.
-          routeId: route?.id ?? "unresolved",
-          decisionId: state.decisionId,
-          detail: { status, version: state.version?.name ?? null, client: state.client, ...detail },
-        });
-      } catch (err) {
-        this.deps.logger({ level: "error", event: "security_event.record_failed", kind, message: err instanceof Error ? err.message : String(err) });
-      }
-    };
     const reason = state.decision && !state.decision.allow ? state.decision.reason : undefined;
 
-    if (state.problem === "account_inactive") record("inactive_account", {});
+    if (state.problem === "account_inactive") this.record(state, status, "inactive_account", {});
     if (!route) return;
     if (PRIVILEGED_ROUTE.test(route.id) && (reason === "role_required" || reason === "authentication_required")) {
-      record("admin_route_denied", { reason });
+      this.record(state, status, "admin_route_denied", { reason });
     }
-    const protectedNames = state.submitted.filter((f) => PROTECTED.has(f));
-    if (protectedNames.length > 0) record("protected_field_submission", { fields: protectedNames, outcome: reason ?? state.problem ?? "refused" });
-    const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
-    if (securityParams.length > 0) record("forbidden_param", { params: securityParams.slice(0, 10) });
+    if (state.submitted.length > 0) {
+      const protectedNames = state.submitted.filter((f) => PROTECTED.has(f));
+      if (protectedNames.length > 0) this.record(state, status, "protected_field_submission", { fields: protectedNames, outcome: reason ?? state.problem ?? "refused" });
+    }
+    if (state.params.length > 0) {
+      const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
+      if (securityParams.length > 0) this.record(state, status, "forbidden_param", { params: securityParams.slice(0, 10) });
+    }
     const resourceTenant = state.resource.tenant ?? (status === 404 ? this.invoiceTenant(route.resource, state.resource.id) : undefined);
     if (resourceTenant && state.actor.tenant && resourceTenant !== state.actor.tenant) {
-      record("cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
+      this.record(state, status, "cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
     }
     if (status === 404 && state.resource.id && state.actor.id !== "anonymous") {
       const ids = this.notFound(`${state.actor.id}|${route.resource}`, state.resource.id);
-      if (ids) record("enumeration", { resource_type: route.resource, distinct_ids: ids, window_sec: this.windowMs / 1000 });
+      if (ids) this.record(state, status, "enumeration", { resource_type: route.resource, distinct_ids: ids, window_sec: this.windowMs / 1000 });
+    }
+  }
+
+  private record(state: RequestState, status: number, kind: string, detail: Record<string, unknown>): void {
+    try {
+      this.deps.db.securityEvents.record({
+        kind,
+        actorId: state.actor.id,
+        tenantId: state.actor.tenant,
+        // Authentication runs before route resolution: an inactive account is refused before a route is known.
+        routeId: state.route?.id ?? "unresolved",
+        decisionId: state.decisionId,
+        detail: { status, version: state.version?.name ?? null, client: state.client, ...detail },
+      });
+    } catch (err) {
+      this.deps.logger({ level: "error", event: "security_event.record_failed", kind, message: err instanceof Error ? err.message : String(err) });
     }
   }
 
