@@ -1,4 +1,5 @@
 /** `rego build`: compile policies into an OPA-layout bundle (what `opa build -t wasm` writes). */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { compile } from "../../pdp/compiler";
 import { writeBundle } from "../../pdp/compiler/bundle";
@@ -16,7 +17,10 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   const { sources, data } = collectPolicyInputs(args.positionals);
   const { wasm } = compile(sources, { entrypoints });
-  const revision = one(args, "revision") ?? "";
+  // Every decision names the revision that made it: without --revision, the
+  // content itself (policy module and data), so a changed policy never
+  // shares a revision with the one before it.
+  const revision = one(args, "revision") ?? contentRevision(wasm, data);
   const bundle = writeBundle({
     wasm,
     data,
@@ -34,4 +38,9 @@ export async function buildCommand(argv: string[]): Promise<number> {
   fs.renameSync(tmp, output);
   console.log(`wrote ${output} (${bundle.length} bytes, ${entrypoints.length} entrypoint(s), policy.wasm ${wasm.length} bytes)`);
   return 0;
+}
+
+function contentRevision(wasm: Uint8Array, data: unknown): string {
+  const hash = createHash("sha256").update(wasm).update(JSON.stringify(data)).digest("hex");
+  return `sha256:${hash.slice(0, 16)}`;
 }

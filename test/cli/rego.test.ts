@@ -53,6 +53,21 @@ test("rego build writes /policy.wasm, /data.json, /.manifest and the sources", a
   expect(WebAssembly.validate(new Uint8Array(bundle.wasm))).toBe(true);
 });
 
+test("without --revision the bundle's revision is a hash of its content", async () => {
+  write("policy/authz.rego", POLICY);
+  const first = path.join(dir, "a.tar.gz");
+  const again = path.join(dir, "b.tar.gz");
+  const changed = path.join(dir, "c.tar.gz");
+  await main(["rego", "build", "-e", "authz/allow", "-o", first, path.join(dir, "policy")]);
+  await main(["rego", "build", "-e", "authz/allow", "-o", again, path.join(dir, "policy")]);
+  write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
+  await main(["rego", "build", "-e", "authz/allow", "-o", changed, path.join(dir, "policy")]);
+  const revision = (file: string) => readBundle(fs.readFileSync(file)).manifest.revision;
+  expect(revision(first)).toMatch(/^sha256:[0-9a-f]{16}$/);
+  expect(revision(again)).toBe(revision(first));
+  expect(revision(changed)).not.toBe(revision(first));
+});
+
 test("rego eval prints the result set of an entrypoint", async () => {
   write("policy/authz.rego", POLICY);
   write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
