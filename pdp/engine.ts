@@ -149,7 +149,13 @@ interface PolicyInternals {
  * the next evaluation.
  */
 class DirectEval {
-  private constructor(private readonly p: PolicyInternals) {}
+  /** Whether the module exports the context path: a property of the module, checked once. */
+  private readonly hasContextPath: boolean;
+
+  private constructor(private readonly p: PolicyInternals) {
+    const e = p.wasmInstance.exports;
+    this.hasContextPath = CONTEXT_EXPORTS.every((name) => typeof e[name] === "function");
+  }
 
   /** Null when the module or the SDK does not look as expected: the caller then uses the SDK's evaluate. */
   static of(policy: LoadedPolicy): DirectEval | null {
@@ -169,7 +175,7 @@ class DirectEval {
    * through the ABI's context path.
    */
   evaluate(entrypoint: number, input: unknown): unknown {
-    if (input instanceof ArrayBuffer && this.hasContextPath()) return this.evaluateParsed(entrypoint, input);
+    if (input instanceof ArrayBuffer && this.hasContextPath) return this.evaluateParsed(entrypoint, input);
     this.parsed = null;
     const { mem, dataHeapPtr: at } = this.p;
     let length = 0;
@@ -183,11 +189,6 @@ class DirectEval {
       length = utf8.encodeInto(text, new Uint8Array(mem.buffer, at)).written;
     }
     return this.readJson(this.p.wasmInstance.exports.opa_eval(0, entrypoint, this.p.dataAddr, at, length, at + length, 0));
-  }
-
-  private hasContextPath(): boolean {
-    const e = this.p.wasmInstance.exports;
-    return CONTEXT_EXPORTS.every((name) => typeof e[name] === "function");
   }
 
   private evaluateParsed(entrypoint: number, input: ArrayBuffer): unknown {
