@@ -5,6 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { packageRoot } from "..";
 
 export interface ConformanceCase {
   /** Path of the YAML file, relative to the directory that was loaded. */
@@ -23,6 +24,16 @@ export interface ConformanceCase {
   wantError?: string;
   sortBindings: boolean;
   strictError: boolean;
+}
+
+/** OPA's cases as the project receives them: `shared/rego-conformance/cases` beside the repository. */
+export function conformanceCasesDir(): string {
+  return path.join(packageRoot(), "..", "shared", "rego-conformance", "cases");
+}
+
+/** One family's directory (`aggregates`, `jsonpatch`, ...) under conformanceCasesDir(). */
+export function conformanceFamilyDir(family: string): string {
+  return path.join(conformanceCasesDir(), "v1", "test", "cases", "testdata", "v1", family);
 }
 
 export function loadCases(dir: string): ConformanceCase[] {

@@ -6,10 +6,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { packageRoot } from "../../../../pdp/compiler";
-import { loadCases } from "../../../../pdp/compiler/conformance/cases";
+import { conformanceCasesDir, loadCases } from "../../../../pdp/compiler/conformance/cases";
 import { familySummary, runCases } from "../../../../pdp/compiler/conformance/run";
 
-const CASES_DIR = path.join(packageRoot(), "..", "shared", "rego-conformance", "cases");
+const CASES_DIR = conformanceCasesDir();
 const MIN_PASS_RATE = 0.8;
 
 test("the conformance corpus is the one the issue counts", () => {

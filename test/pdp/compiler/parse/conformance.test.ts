@@ -7,10 +7,11 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { parseModule, parseQuery, parseTerm } from "../../../../pdp/compiler/parse";
+import { conformanceCasesDir } from "../../../../pdp/compiler/conformance/cases";
 import { CompileErrors } from "../../../../pdp/compiler/errors";
 import { printBody, printModule } from "../../../../pdp/compiler/parse/print";
 
-const ROOT = "/work/shared/rego-conformance/cases";
+const ROOT = conformanceCasesDir();
 
 interface Case {
   note: string;

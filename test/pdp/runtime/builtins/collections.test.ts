@@ -9,6 +9,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { conformanceFamilyDir } from "../../../../pdp/compiler/conformance/cases";
 import { useRuntime } from "./arith-call";
 
 const c = useRuntime();
@@ -159,7 +160,6 @@ test("object.subset", () => {
 
 // ------------------------------------------------------------ subset family, from the YAML
 
-const CASES = "/work/shared/rego-conformance/cases/v1/test/cases/testdata/v1";
 
 interface YamlCase {
   note: string;
@@ -175,7 +175,7 @@ function literal(mod: string, name: string): string {
 }
 
 describe("conformance: subset", () => {
-  const dir = path.join(CASES, "subset");
+  const dir = conformanceFamilyDir("subset");
   const cases: YamlCase[] = readdirSync(dir).flatMap((f) => parse(readFileSync(path.join(dir, f), "utf8")).cases);
   test.each(cases.map((k) => [k.note, k] as [string, YamlCase]))("%s", (_note, k) => {
     const mod = k.modules[0];

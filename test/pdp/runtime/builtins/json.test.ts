@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { conformanceFamilyDir } from "../../../../pdp/compiler/conformance/cases";
 import { useRuntime } from "./arith-call";
 
 const c = useRuntime();
@@ -113,7 +114,7 @@ interface PatchCase {
   opa_disabled?: boolean;
 }
 
-const SUITE = "/work/shared/rego-conformance/cases/v1/test/cases/testdata/v1/jsonpatch/json-patch-tests.yaml";
+const SUITE = `${conformanceFamilyDir("jsonpatch")}/json-patch-tests.yaml`;
 const yamlCase = parse(readFileSync(SUITE, "utf8")).cases[0] as { modules: string[]; want_result: unknown[] };
 /** The `cases := [...]` literal of each suite module, as Rego text. */
 const suites = yamlCase.modules

@@ -5,10 +5,8 @@
  * build/runtime.wasm and evaluated through @open-policy-agent/opa-wasm
  * (pdp/compiler/conformance/run.ts). All of them must pass.
  */
-import * as path from "node:path";
 import { readFileSync } from "node:fs";
-import { packageRoot } from "../../../../pdp/compiler";
-import { loadCases } from "../../../../pdp/compiler/conformance/cases";
+import { conformanceCasesDir, loadCases } from "../../../../pdp/compiler/conformance/cases";
 import { runCase } from "../../../../pdp/compiler/conformance/run";
 import { ensureRuntimeBuilt, RUNTIME_WASM } from "../harness";
 
@@ -16,7 +14,7 @@ const FAMILIES = ["regexmatch", "regexfind", "regexisvalid", "regexreplace", "re
 
 test("regex and glob conformance cases pass end to end", async () => {
   ensureRuntimeBuilt();
-  const cases = loadCases(path.join(packageRoot(), "..", "shared", "rego-conformance", "cases")).filter((c) =>
+  const cases = loadCases(conformanceCasesDir()).filter((c) =>
     FAMILIES.includes(c.family),
   );
   expect(cases).toHaveLength(61);
