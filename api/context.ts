@@ -4,7 +4,7 @@
  * steps read it. Nothing here comes from client-controlled input without
  * having been verified by the step that set it.
  */
-import { randomUUID } from "node:crypto";
+import { newDecisionId } from "../pdp/decision-id";
 import type { Response } from "express";
 import type { Actor, RecordedDecision } from "../pdp/types";
 import type { Problem } from "./problems";
@@ -50,7 +50,7 @@ export const ANONYMOUS: Actor = Object.freeze({ id: "anonymous", tenant: null, r
 
 export function initState(res: Response, address: string, port: number): RequestState {
   const state: RequestState = {
-    decisionId: randomUUID(),
+    decisionId: newDecisionId(),
     started: process.hrtime.bigint(),
     client: `${address}:${port}`,
     address,

@@ -12,7 +12,7 @@
  *
  * decide() never throws.
  */
-import { randomUUID } from "node:crypto";
+import { newDecisionId } from "./decision-id";
 import { messageOf, PdpError, type DecisionFailureCode } from "./errors";
 import type { Engine } from "./engine";
 import type { Logger } from "./logger";
@@ -32,7 +32,7 @@ export function failureDecision(reason: DecisionFailureCode): Decision {
 }
 
 export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionInput, context: DecisionContext = {}): RecordedDecision {
-  const decisionId = randomUUID();
+  const decisionId = newDecisionId();
   const revision = engine?.revision ?? "";
   let decision: Decision;
   let result: unknown;

@@ -10,7 +10,7 @@
  * Every function here reports failures through `onError` and counts them;
  * none throws for a bad record.
  */
-import { randomUUID } from "node:crypto";
+import { newDecisionId } from "../decision-id";
 import type { Writable } from "node:stream";
 import type { DecisionRecord, PolicyEvaluator } from "../types";
 import { ConsoleSink } from "./console-sink";
@@ -57,7 +57,7 @@ export function sinkNames(config: SinkConfig): string[] {
  */
 export function snapshotRecord(record: DecisionRecord, source: EventSource, timestamp: string): { event: LogEvent; json: string; error?: DecisionLogError } {
   const event: LogEvent = buildEvent(record, source, timestamp);
-  if (typeof event.decision_id !== "string" || event.decision_id === "") event.decision_id = randomUUID();
+  if (typeof event.decision_id !== "string" || event.decision_id === "") event.decision_id = newDecisionId();
   try {
     return { event, json: snapshotOf(event) };
   } catch (err) {

@@ -23,7 +23,7 @@ decision := {"allow": false, "status": 403, "reason": "a", "scope": {}, "fields"
 decision := {"allow": false, "status": 403, "reason": "b", "scope": {}, "fields": {"read": [], "write": []}} if input.action == "boom"
 `;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let dir: string;
 let pdp: Pdp | undefined;

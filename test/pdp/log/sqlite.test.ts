@@ -82,8 +82,28 @@ test("WAL mode, and the queries by actor, path, result and time use their indexe
     (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM decisions WHERE ${where}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(" ");
   expect(plan("actor_id = 'u_alice'")).toMatch(/decisions_by_actor/);
   expect(plan("path = 'portcullis/decision'")).toMatch(/decisions_by_path/);
-  expect(plan("allowed = 0")).toMatch(/decisions_by_allowed/);
+  expect(plan("allowed = 0")).toMatch(/decisions_denied/);
+  expect(plan("allowed = 0 AND timestamp >= '2026-01-01'")).toMatch(/decisions_denied/);
   expect(plan("timestamp >= '2026-01-01'")).toMatch(/decisions_by_time/);
+  db.close();
+});
+
+test("a store made with the older full index on allowed gets the denials-only index, rows untouched", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const first = createDecisionLog({ db: file });
+  first.record(makeRecord());
+  await first.close();
+  const old = new Database(file);
+  old.exec("DROP INDEX decisions_denied; CREATE INDEX decisions_by_allowed ON decisions (allowed, timestamp);");
+  old.close();
+
+  const reopened = createDecisionLog({ db: file });
+  reopened.record(makeRecord());
+  await reopened.close();
+  const db = new Database(file, { readonly: true });
+  const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'decisions' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((r) => r.name).sort();
+  expect(indexes).toEqual(["decisions_by_actor", "decisions_by_path", "decisions_by_time", "decisions_denied"]);
+  expect(db.prepare("SELECT count(*) AS n FROM decisions").get()).toEqual({ n: 2 });
   db.close();
 });
 

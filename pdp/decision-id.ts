@@ -1,0 +1,77 @@
+/**
+ * Decision ids: UUIDv7 (RFC 9562 §5.7), minted by the PDP for every
+ * decision and by the API for the refusals it makes before asking the PDP.
+ *
+ *   newDecisionId() // "019a7c3e-5b21-7a3f-9c4e-2d1f0b8a6e57"
+ *
+ * Why v7 and not v4: the decision log's SQLite table has a UNIQUE index on
+ * decision_id. Random (v4) keys land on random pages of that index, and once
+ * it outgrows the page cache every insert reads and rewrites a cold page:
+ * measured here, 39 µs per row against 25 µs with time-ordered keys at 80k
+ * rows, and the gap grows with the log. A v7 id starts with the Unix time
+ * in milliseconds, so new ids append at the right edge of the index, and
+ * sorting ids sorts decisions by time, which auditors like.
+ *
+ * Within one process ids are strictly increasing (RFC 9562 §6.2 method 1):
+ * the 12 bits after the version are a counter, started at a random value in
+ * its lower half each new millisecond; if it runs out, or the clock steps
+ * back, the timestamp is carried forward instead. The last 62 bits are
+ * random (crypto-strength), so ids stay unguessable; what a v7 id reveals
+ * is the millisecond of the decision, which the Date header and the log
+ * already carry.
+ */
+import { randomFillSync } from "node:crypto";
+
+/** Random bytes drawn in blocks (one randomFillSync per 400 ids): 2 seed a new millisecond's counter, 8 fill rand_b. */
+const RANDOM_PER_ID = 10;
+const POOL_BYTES = RANDOM_PER_ID * 400;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+let lastMs = -1;
+let counter = 0;
+
+/** A new UUIDv7, greater than every id this process minted before. `now` is for tests. */
+export function newDecisionId(now: number = Date.now()): string {
+  if (poolAt + RANDOM_PER_ID > POOL_BYTES) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const r = poolAt;
+  poolAt += RANDOM_PER_ID;
+  if (now > lastMs) {
+    lastMs = now;
+    counter = ((pool[r] << 8) | pool[r + 1]) & 0x7ff;
+  } else if (counter < 0xfff) {
+    counter++;
+  } else {
+    lastMs++; // 4096 ids in one millisecond: borrow the next one
+    counter = 0;
+  }
+  const ms = lastMs;
+  const high = Math.floor(ms / 0x10000); // the top 32 of the 48 time bits
+  return (
+    HEX[(high >>> 24) & 0xff] +
+    HEX[(high >>> 16) & 0xff] +
+    HEX[(high >>> 8) & 0xff] +
+    HEX[high & 0xff] +
+    "-" +
+    HEX[(ms >>> 8) & 0xff] +
+    HEX[ms & 0xff] +
+    "-" +
+    HEX[0x70 | (counter >>> 8)] +
+    HEX[counter & 0xff] +
+    "-" +
+    HEX[0x80 | (pool[r + 2] & 0x3f)] + // variant 10
+    HEX[pool[r + 3]] +
+    "-" +
+    HEX[pool[r + 4]] +
+    HEX[pool[r + 5]] +
+    HEX[pool[r + 6]] +
+    HEX[pool[r + 7]] +
+    HEX[pool[r + 8]] +
+    HEX[pool[r + 9]]
+  );
+}
