@@ -19,7 +19,7 @@ export interface ActResult {
 }
 
 export interface RequestState {
-  /** The request's decision id: the PDP's once it decided, the API's own before that. */
+  /** The request's decision id, minted on arrival (UUIDv7); the PDP decides under the same id. */
   decisionId: string;
   started: bigint;
   /** `ip:port` of the client socket (never a forwarded header: it is client-controlled). */

@@ -32,7 +32,7 @@ export function failureDecision(reason: DecisionFailureCode): Decision {
 }
 
 export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionInput, context: DecisionContext = {}): RecordedDecision {
-  const decisionId = newDecisionId();
+  const decisionId = typeof context.decisionId === "string" && context.decisionId !== "" ? context.decisionId : newDecisionId();
   const revision = engine?.revision ?? "";
   let decision: Decision;
   let result: unknown;

@@ -54,6 +54,13 @@ export interface DecisionContext {
   requestedBy?: string;
   /** Per-instance request counter. */
   reqId?: number;
+  /**
+   * The id for this decision when the caller minted it already (the API
+   * mints one per request, with newDecisionId, so a refusal made before the
+   * PDP is asked and the decision itself carry the same id). Must be fresh:
+   * the decision log keeps the first event of a repeated id. Default: a new id.
+   */
+  decisionId?: string;
 }
 
 /** One decision-log event in OPA's shape (see shared/design/decision-log-format.md). */

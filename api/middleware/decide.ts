@@ -35,10 +35,13 @@ export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps
       fields: { submitted: state.submitted },
       params: state.params,
     };
-    const decision = deps.pdp.decide(input, { requestedBy: state.client, reqId: ++requestCounter });
+    // The request's id (already in the Decision-Id header) becomes the decision's: one id per request.
+    const decision = deps.pdp.decide(input, { requestedBy: state.client, reqId: ++requestCounter, decisionId: state.decisionId });
     state.decision = decision;
-    state.decisionId = decision.decisionId;
-    res.setHeader("Decision-Id", decision.decisionId);
+    if (decision.decisionId !== state.decisionId) {
+      state.decisionId = decision.decisionId;
+      res.setHeader("Decision-Id", decision.decisionId);
+    }
     if (!decision.allow) throw problemForDecision(decision.status, decision.reason);
     if (state.refusal) throw state.refusal;
     next();

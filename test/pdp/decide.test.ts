@@ -60,6 +60,14 @@ describe("decide", () => {
     expect(log.records).toHaveLength(2);
   });
 
+  test("a caller's own decision id (the API's request id) is the decision's and the log's", async () => {
+    const { pdp, log } = await pdpWith(bundleOf());
+    const d = pdp.decide(member(), { decisionId: "01a1feea-0041-77a6-9b97-f7c9d35afd51" });
+    expect(d.decisionId).toBe("01a1feea-0041-77a6-9b97-f7c9d35afd51");
+    expect(log.records[0].decisionId).toBe("01a1feea-0041-77a6-9b97-f7c9d35afd51");
+    expect(pdp.decide(member(), { decisionId: "" }).decisionId).toMatch(UUID);
+  });
+
   test("a deny from the policy is the policy's status and reason", async () => {
     const { pdp } = await pdpWith(bundleOf());
     const d = pdp.decide(member({ actor: { id: "u_bob", tenant: "t_acme", roles: ["guest"] } }));
