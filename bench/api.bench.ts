@@ -6,8 +6,10 @@
  * decision log, scoped SQLite read, projection, structured log line) versus
  * a bare Express route doing the same scoped SQLite read and JSON answer.
  * Each server runs in its own child process; this process is the load
- * generator (node:http, keep-alive, fixed concurrency), measuring both in
- * one run. Reports requests/s, p50 and p99, and the ratio full/bare
+ * generator (bench/load.ts: raw keep-alive HTTP/1.1, fixed concurrency, one
+ * request in flight per connection, a few µs of CPU per request so that it
+ * takes as little as possible of the cores the servers run on), measuring
+ * both in one run. Reports requests/s, p50 and p99, and the ratio full/bare
  * (target >= 60%).
  *
  *   node dist/bench/api.bench.js [--seconds 10] [--connections 16] [--rounds 5] [--breakdown]
@@ -26,12 +28,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import express from "express";
 import { createApp } from "../api/app";
+import { createExportRunner } from "../api/exports/runner";
 import { createVerifier } from "../api/identity/verifier";
 import { mintDevToken } from "../api/identity/mint";
 import { loadVersions } from "../api/versions";
 import { openDatabase } from "../db";
 import { createPdp } from "../pdp";
 import { createDecisionLog } from "../pdp/log";
+import { runLoad, type LoadResult } from "./load";
 
 const ROOT = path.resolve(__dirname, "../..");
 const INVOICE = "inv_alice_1";
@@ -56,6 +60,8 @@ async function serveFull(dir: string, withLog = true): Promise<Ready> {
     versions: loadVersions(),
     rateLimits: { default: unlimited, sensitive: unlimited, diagnostic: unlimited, authentication: unlimited },
     logger: (entry) => void JSON.stringify(entry),
+    // The benchmark starts no export; the child process is killed when the run ends.
+    exportRunner: createExportRunner({ db, logger: () => undefined }),
   });
   const token = await mintDevToken({ subject: "u_alice", keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 });
   return { port: await listen(app), token };
@@ -77,49 +83,9 @@ function listen(app: http.RequestListener): Promise<number> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
-interface Result {
-  /** Server CPU time (user + system) per successful request, in microseconds. */
+interface Result extends LoadResult {
+  /** Server CPU time (user + system, worker threads included) per successful request, in microseconds. */
   cpuUs?: number;
-  requests: number;
-  errors: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-/** Keeps `connections` requests in flight for `seconds`; latency per request in ms. */
-async function load(port: number, headers: Record<string, string>, seconds: number, connections: number): Promise<Result> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const deadline = Date.now() + seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = process.hrtime.bigint();
-      const req = http.get({ host: "127.0.0.1", port, path: `/invoices/${INVOICE}`, agent, headers }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          if (res.statusCode === 200) latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-          else errors++;
-          resolve();
-        });
-      });
-      req.on("error", () => {
-        errors++;
-        resolve();
-      });
-    });
-  const started = Date.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (Date.now() < deadline) await one();
-    }),
-  );
-  const elapsed = (Date.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { requests: latencies.length, errors, rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99) };
 }
 
 function cpuOf(child: ChildProcess): Promise<NodeJS.CpuUsage> {
@@ -167,11 +133,11 @@ async function main(argv: string[]): Promise<void> {
   try {
     for (const mode of modes) servers.push({ mode, ...(await start(mode, dir)) });
     const per = Math.max(1, seconds / rounds);
-    for (const s of servers) await load(s.ready.port, headersOf(s.ready), Math.min(2, per), connections); // warm-up: JIT, statement caches
+    for (const s of servers) await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: Math.min(2, per), connections }); // warm-up: JIT, statement caches
     for (let round = 0; round < rounds; round++) {
       for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
         const before = await cpuOf(s.child);
-        const result = await load(s.ready.port, headersOf(s.ready), per, connections);
+        const result: Result = await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: per, connections });
         const after = await cpuOf(s.child);
         result.cpuUs = (after.user - before.user + after.system - before.system) / Math.max(1, result.requests);
         runs[s.mode].push(result);
@@ -184,7 +150,7 @@ async function main(argv: string[]): Promise<void> {
   const median = (rs: Result[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
   const results = { bare: median(runs.bare), full: median(runs.full) };
   const fmt = (r: Result) =>
-    `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
+    `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req, load generator ${r.clientCpuUs.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
   console.log(`GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`);
   console.log(`bare express + SQLite: ${fmt(results.bare)}`);
   console.log(`full chain:            ${fmt(results.full)}`);
