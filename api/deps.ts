@@ -4,6 +4,7 @@
  */
 import type { PortcullisDb } from "../db";
 import type { Pdp } from "../pdp";
+import type { ExportRunner } from "./exports/runner";
 import type { TokenVerifier } from "./identity/verifier";
 import type { RateLimitConfig } from "./middleware/rate-limit";
 import type { VersionCatalog } from "./versions";
@@ -18,6 +19,8 @@ export interface ApiDeps {
   versions: VersionCatalog;
   rateLimits: RateLimitConfig;
   logger: ApiLogger;
+  /** Runs the export jobs POST /api/admin/export stores; its owner resumes it at start-up and stops it before closing the database. */
+  exportRunner: Pick<ExportRunner, "enqueue">;
   /** Largest accepted JSON body in bytes (default 16 KiB). */
   bodyLimitBytes?: number;
   /** Distinct unknown ids within the window before an actor is reported for enumeration (default 5 in 60 s). */

@@ -13,16 +13,26 @@ import { isServable, type VersionCatalog } from "./versions";
 
 const PROTECTED = new Set(PROTECTED_FIELDS);
 
+/** A response property: a request-body field schema, or any JSON Schema (nullable and mixed types). */
+type ResponseField = FieldSchema | Record<string, unknown>;
+
+const NULLABLE_STRING = { type: ["string", "null"] };
+
 /** Public response shapes per resource type (the widest view any role may read). */
-const VIEWS: Record<string, Record<string, FieldSchema>> = {
+const VIEWS: Record<string, Record<string, ResponseField>> = {
   invoice: { id: { type: "string" }, number: { type: "string" }, status: { type: "string" }, amount_cents: { type: "integer" }, currency: { type: "string" }, created_at: { type: "string" } },
   user: { id: { type: "string" }, email: { type: "string" }, displayName: { type: "string" }, locale: { type: "string" }, status: { type: "string" }, createdAt: { type: "string" } },
   health: { status: { type: "string" } },
   search: { id: { type: "string" }, type: { type: "string" }, title: { type: "string" } },
-  export: { id: { type: "string" }, status: { type: "string" }, format: { type: "string" }, createdAt: { type: "string" } },
+  export: {
+    id: { type: "string" }, status: { type: "string", enum: ["queued", "running", "done", "failed"] }, format: { type: "string", enum: ["json", "csv"] },
+    createdAt: { type: "string" }, startedAt: NULLABLE_STRING, finishedAt: NULLABLE_STRING, rowCount: { type: ["integer", "null"] },
+    error: { type: ["string", "null"], enum: ["row_limit_exceeded", "export_failed", null] },
+    result: { type: ["array", "string", "null"], items: { type: "object" }, description: "once done: the rows (json) or the CSV text (csv)" },
+  },
 };
 
-function schemaOf(fields: Record<string, FieldSchema>): Record<string, unknown> {
+function schemaOf(fields: Record<string, ResponseField>): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(fields)) if (!PROTECTED.has(name)) properties[name] = schema;
   return { type: "object", properties, additionalProperties: false };

@@ -7,14 +7,17 @@
  * Opens (and on first run seeds) the SQLite database, loads the policy
  * bundle into the PDP (hot reload on change) with the SQLite decision log,
  * checks the registry against the router and the policy (refuses to start on
- * a mismatch), and listens. SIGINT/SIGTERM: stop accepting, finish requests
- * in flight (10 s at most), flush and close the decision log, close the
- * database. PORT and PORTCULLIS_* environment variables configure the rest
+ * a mismatch), listens, and resumes the export jobs a previous run left
+ * queued or interrupted. SIGINT/SIGTERM: stop accepting, finish requests
+ * in flight (10 s at most), stop the export runner (a job in progress is
+ * queued again for the next start), flush and close the decision log, close
+ * the database. PORT and PORTCULLIS_* environment variables configure the rest
  * (api/identity/config.ts).
  */
 import * as http from "node:http";
 import { createApp } from "../api/app";
 import { jsonLogger } from "../api/deps";
+import { createExportRunner } from "../api/exports/runner";
 import { identityConfigFromEnv } from "../api/identity/config";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { createVerifier } from "../api/identity/verifier";
@@ -41,7 +44,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const db = openDatabase(one(args, "db") ?? DEFAULT_DB_FILE, { seed: true });
   const log = createDecisionLog({ db: one(args, "decisions") ?? DEFAULT_DECISIONS_DB });
   const pdp = await createPdp({ bundle: { file: one(args, "bundle") ?? DEFAULT_BUNDLE_FILE }, log });
+  const exportRunner = createExportRunner({ db, logger: jsonLogger });
   const shutdownStores = async () => {
+    await exportRunner.stop(); // before the database closes under a running job
     await pdp.close();
     await log.close();
     db.close();
@@ -49,7 +54,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   let server: http.Server;
   try {
     const verifyToken = await createVerifier(identity);
-    const app = createApp({ pdp, db, verifyToken, versions, rateLimits: DEFAULT_RATE_LIMITS, logger: jsonLogger });
+    const app = createApp({ pdp, db, verifyToken, versions, rateLimits: DEFAULT_RATE_LIMITS, logger: jsonLogger, exportRunner });
     server = http.createServer(app);
     server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
@@ -60,6 +65,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     await shutdownStores();
     throw err;
   }
+  // Only once the start-up check passed and the service is up.
+  exportRunner.resume();
   const address = server.address();
   jsonLogger({ level: "info", event: "http.listening", address: typeof address === "object" && address ? `${address.address}:${address.port}` : String(address), issuer: identity.issuer, audience: identity.audience, keys: identity.jwksUrl ? "jwks" : "dev-key", bundle_revision: pdp.status().active?.revision ?? null });
 

@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import Database from "better-sqlite3";
+import { exportJobsRepository, type ExportJobsRepository } from "./exports";
 import { invoicesRepository, type InvoicesRepository } from "./invoices";
 import { currentVersion, LATEST_VERSION, migrate } from "./migrations";
 import { securityEventsRepository, type SecurityEventsRepository } from "./security-events";
@@ -23,7 +24,8 @@ import { usersRepository, type UsersRepository } from "./users";
 export * from "./types";
 export { toScope, checkScope } from "./scope";
 export type { UserIdentity, UsersRepository } from "./users";
-export type { InvoicesRepository, TransitionResult } from "./invoices";
+export type { InvoiceCursor, InvoiceStatusTotal, InvoicesRepository, TransitionResult } from "./invoices";
+export type { ExportJobsRepository, NewExportJob } from "./exports";
 export type { SecurityEventFilter, SecurityEventInput, SecurityEventsRepository } from "./security-events";
 export { SEED_INVOICES, SEED_TENANTS, SEED_USERS } from "./seed";
 export { LATEST_VERSION } from "./migrations";
@@ -49,6 +51,8 @@ export interface PortcullisDb {
   tenants: { list(): TenantRow[] };
   users: UsersRepository;
   invoices: InvoicesRepository;
+  /** Export jobs (POST /api/admin/export) and their results. */
+  exportJobs: ExportJobsRepository;
   securityEvents: SecurityEventsRepository;
   /** Request counts per route template and version, for the route inventory. */
   traffic: TrafficRepository;
@@ -72,6 +76,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
     },
     users: usersRepository(prepare),
     invoices: invoicesRepository(db, prepare),
+    exportJobs: exportJobsRepository(prepare),
     securityEvents: securityEventsRepository(prepare),
     traffic,
   };

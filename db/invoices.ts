@@ -20,9 +20,27 @@ export type TransitionResult =
   | { outcome: "not_found" }
   | { outcome: "conflict"; status: InvoiceStatus };
 
+/** Where a keyset page starts: the last row of the previous page. */
+export type InvoiceCursor = Pick<InvoiceRow, "created_at" | "id">;
+
+/** One line of the per-status summary: how many invoices, and their total amount. */
+export interface InvoiceStatusTotal {
+  status: InvoiceStatus;
+  count: number;
+  amount_cents: number;
+}
+
 export interface InvoicesRepository {
   getScoped(id: string, scope: Scope): InvoiceRow | undefined;
   listScoped(scope: Scope, page: { limit: number; offset: number }): InvoiceRow[];
+  /**
+   * Newest first, like listScoped, but each page starts strictly after the
+   * previous page's last row instead of at an offset: rows inserted while a
+   * reader walks the pages neither repeat nor push rows out (bulk exports).
+   */
+  listPageScoped(scope: Scope, page: { limit: number; after?: InvoiceCursor }): InvoiceRow[];
+  /** Count and total amount per status over EVERY invoice in scope (no page ceiling: SQLite aggregates). */
+  totalsByStatusScoped(scope: Scope): InvoiceStatusTotal[];
   getManyScoped(ids: string[], scope: Scope): InvoiceRow[];
   transitionScoped(id: string, scope: Scope, from: string[], to: string): InvoiceRow | undefined;
   /** transitionScoped that tells 404 from 409; a row outside the scope is `not_found`, exactly like a missing one. */
@@ -86,6 +104,31 @@ export function invoicesRepository(db: Database.Database, prepare: Prepare): Inv
         checkLimit(page.limit),
         checkOffset(page.offset),
       ) as InvoiceRow[];
+    },
+
+    listPageScoped(scope, page) {
+      const filter = scopeFilter("invoices", scope);
+      if (typeof page !== "object" || page === null) throw new DbInputError("invalid_input", "page must be an object");
+      const limit = checkLimit(page.limit);
+      if (page.after === undefined) {
+        return prepare(`SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...filter.params, limit) as InvoiceRow[];
+      }
+      const after = page.after;
+      if (typeof after !== "object" || after === null) throw new DbInputError("invalid_input", "after must be the previous page's last row");
+      // Row values compare (created_at, id) as one key, the same key as the ORDER BY.
+      return prepare(`SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql} AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`).all(
+        ...filter.params,
+        checkId(after.created_at, "after.created_at"),
+        checkId(after.id, "after.id"),
+        limit,
+      ) as InvoiceRow[];
+    },
+
+    totalsByStatusScoped(scope) {
+      const filter = scopeFilter("invoices", scope);
+      return prepare(
+        `SELECT status, COUNT(*) AS count, SUM(amount_cents) AS amount_cents FROM invoices WHERE ${filter.sql} GROUP BY status ORDER BY status`,
+      ).all(...filter.params) as InvoiceStatusTotal[];
     },
 
     getManyScoped(ids, scope) {

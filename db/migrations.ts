@@ -122,6 +122,36 @@ CREATE TABLE IF NOT EXISTS traffic_counts (
 CREATE INDEX IF NOT EXISTS traffic_counts_by_version ON traffic_counts (version, day);
 `,
   },
+  {
+    version: 4,
+    name: "export jobs",
+    // read_fields and scope are the authorizing decision's, captured at creation; the
+    // last CHECKs keep a job's result, error and row scope consistent with its status and tenant.
+    // IF NOT EXISTS: see version 3 (a file rolled back to an older schema record may hold the table).
+    sql: `
+CREATE TABLE IF NOT EXISTS export_jobs (
+  id           TEXT PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+  tenant_id    TEXT NOT NULL REFERENCES tenants (id),
+  requested_by TEXT NOT NULL,
+  format       TEXT NOT NULL CHECK (format IN ('json', 'csv')),
+  status       TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'done', 'failed')),
+  read_fields  TEXT NOT NULL CHECK (json_valid(read_fields) AND json_type(read_fields) = 'array'),
+  scope        TEXT NOT NULL CHECK (json_valid(scope) AND json_type(scope) = 'object'),
+  created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  started_at   TEXT,
+  finished_at  TEXT,
+  row_count    INTEGER CHECK (row_count >= 0),
+  result       TEXT,
+  error        TEXT CHECK (error IN ('row_limit_exceeded', 'export_failed')),
+  FOREIGN KEY (tenant_id, requested_by) REFERENCES users (tenant_id, id),
+  CHECK ((status = 'done') = (result IS NOT NULL AND row_count IS NOT NULL)),
+  CHECK ((status = 'failed') = (error IS NOT NULL)),
+  CHECK ((status IN ('done', 'failed')) = (finished_at IS NOT NULL)),
+  CHECK (json_extract(scope, '$.tenant_id') = tenant_id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS export_jobs_by_status ON export_jobs (tenant_id, status, created_at);
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -11,10 +11,11 @@
 import type { DecisionScope } from "../pdp/types";
 import { ScopeError, type Scope } from "./types";
 
-/** Which column holds a row's owner. A user row's owner is the user itself. */
+/** Which column holds a row's owner. A user row's owner is the user itself; an export job's, the user who requested it. */
 const OWNER_COLUMN = {
   users: "id",
   invoices: "owner_id",
+  export_jobs: "requested_by",
 } as const;
 
 export type ScopedTable = keyof typeof OWNER_COLUMN;

@@ -64,6 +64,38 @@ export interface InvoiceRow {
   created_at: string;
 }
 
+export const EXPORT_FORMATS = ["json", "csv"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_STATUSES = ["queued", "running", "done", "failed"] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+/** Why a job failed: more rows than the runner's ceiling, or anything else (logged, never stored). */
+export const EXPORT_ERRORS = ["row_limit_exceeded", "export_failed"] as const;
+export type ExportError = (typeof EXPORT_ERRORS)[number];
+
+/**
+ * An export job. `read_fields` and `scope` are what the decision that
+ * authorized the job allowed, captured when it was created: the runner reads
+ * and projects through them, never through a later or wider decision.
+ */
+export interface ExportJobRow {
+  id: string;
+  tenant_id: string;
+  requested_by: string;
+  format: ExportFormat;
+  status: ExportStatus;
+  read_fields: string[];
+  scope: Scope;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Set exactly when the job is done. */
+  row_count: number | null;
+  /** The rendered export (JSON or CSV text); set exactly when the job is done. */
+  result: string | null;
+  /** Set exactly when the job failed. */
+  error: ExportError | null;
+}
+
 export interface SecurityEventRow {
   id: number;
   /** ISO 8601 UTC with milliseconds (`2026-11-21T14:00:00.000Z`): sorts as text. */

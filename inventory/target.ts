@@ -17,6 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Express } from "express";
 import { createApp, type AppOptions } from "../api/app";
+import { createExportRunner } from "../api/exports/runner";
 import { DEV_AUDIENCE, DEV_ISSUER, identityConfigFromEnv } from "../api/identity/config";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { mintDevToken } from "../api/identity/mint";
@@ -66,9 +67,12 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
   const log = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: () => undefined });
   const pdp = await createPdp({ bundle: { file: options.bundleFile, watch: false, pollIntervalMs: 60_000 }, log, logger: () => undefined });
   const keyFile = path.join(dir, "dev-jwt-key.json");
+  // Probes may start export jobs: they run in process and stop before the database closes.
+  const exportRunner = createExportRunner({ db, logger: () => undefined });
   let server: http.Server | undefined;
   const close = async () => {
     if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await exportRunner.stop();
     await pdp.close();
     await log.close();
     db.close();
@@ -77,7 +81,7 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
   try {
     const verifyToken = await createVerifier({ issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 });
     const app = createApp(
-      { pdp, db, verifyToken, versions: options.versions ?? loadVersions(), rateLimits: DEFAULT_RATE_LIMITS, logger: () => undefined },
+      { pdp, db, verifyToken, versions: options.versions ?? loadVersions(), rateLimits: DEFAULT_RATE_LIMITS, logger: () => undefined, exportRunner },
       options.app,
     );
     const handler = options.wrap ? options.wrap(app) : app;

@@ -65,7 +65,7 @@ export function checkFields(cell: Cell, objects: Array<Record<string, unknown>>)
   return PASS;
 }
 
-/** `objectId` is the cell's object with victims resolved to the user the run invited. */
+/** `objectId` is the cell's object with victims and export jobs resolved to the ones the run created. */
 export function checkRows(cell: Cell, matrix: Matrix, objects: Array<Record<string, unknown>>, objectId: string | undefined): Verdict {
   const kind = cell.entry.object;
   const got = objects.map((o) => String(o.id)).sort();

@@ -24,7 +24,10 @@ export interface Cell {
   template: string;
   persona: Persona;
   target: Target;
-  /** The object id the request addresses; `victim:<tenant>` is a user the run invites first. */
+  /**
+   * The object id the request addresses; `victim:<tenant>` is a user the run
+   * invites first, `export:<tenant>` an export job the run starts first.
+   */
   object?: string;
   /** Field-probe cells: the name added to the body. */
   probe?: string;
@@ -116,6 +119,12 @@ function expectationText(entry: RouteEntry, persona: Persona, target: Target): s
 function resolveObject(matrix: Matrix, entry: RouteEntry, persona: Persona, target: Target, expect: Expectation): string | undefined | null {
   if (target === "none" || !entry.object || entry.object === "invitation") return undefined;
   if (entry.object === "profile") return persona.role === "anonymous" ? undefined : persona.id;
+  if (entry.object === "export_job") {
+    // Jobs are not seeded: the run starts one per tenant (state.ts). same_tenant: the persona's tenant's job.
+    const tenants = Object.keys(matrix.readers);
+    const tenant = persona.role === "anonymous" ? tenants[0] : target === "same_tenant" ? persona.tenant : target === "other_tenant" ? tenants.find((t) => t !== persona.tenant) : undefined;
+    return tenant ? `export:${tenant}` : null;
+  }
   const users = matrix.personas.filter((p) => p.role !== "anonymous");
   if (entry.object === "user") {
     if (persona.role === "anonymous") return users[0]?.id ?? null;

@@ -14,7 +14,7 @@ import YAML from "yaml";
 
 export type Role = "anonymous" | "member" | "support" | "admin";
 export type Target = "own" | "same_tenant" | "other_tenant" | "none";
-export type ObjectKind = "invoice" | "user" | "invitation" | "profile";
+export type ObjectKind = "invoice" | "user" | "invitation" | "profile" | "export_job";
 
 export type Expectation =
   | { kind: "allow" }
@@ -63,7 +63,7 @@ export interface Matrix {
 export const DEFAULT_MATRIX_FILE = path.join(__dirname, "authorization.yaml");
 const ROLES: Role[] = ["anonymous", "member", "support", "admin"];
 const TARGETS: Target[] = ["own", "same_tenant", "other_tenant", "none"];
-const OBJECTS: ObjectKind[] = ["invoice", "user", "invitation", "profile"];
+const OBJECTS: ObjectKind[] = ["invoice", "user", "invitation", "profile", "export_job"];
 const ROUTE_KEYS = new Set(["targets", "object", "query", "body", "list", "rows", "transition", "moderation", "stateless", "expect", "read", "write"]);
 
 export class MatrixFileError extends Error {}

@@ -81,7 +81,10 @@ export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
   const order = new Map(matrix.routes.map((r, i) => [r.key, i]));
   const cells = [...expansion.cells].sort((a, b) => (order.get(a.entry.key) ?? 0) - (order.get(b.entry.key) ?? 0) || a.n - b.n);
   const world = new WorldState(client, matrix, run);
-  const setupProblems = await world.setup(cells.some((c) => c.object?.startsWith("victim:")));
+  const setupProblems = await world.setup({
+    victims: cells.some((c) => c.object?.startsWith("victim:")),
+    exportJobs: cells.some((c) => c.object?.startsWith("export:")),
+  });
 
   const results: CellResult[] = [];
   for (const cell of cells) results.push(await runCell(cell, matrix, client, world, run));
@@ -114,7 +117,7 @@ export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
 async function runCell(cell: Cell, matrix: Matrix, client: MatrixClient, world: WorldState, run: string): Promise<CellResult> {
   const base = resultBase(cell);
   if (cell.expect.kind === "n/a") return { ...base, outcome: "n/a", detail: cell.expect.why };
-  const objectId = cell.object?.startsWith("victim:") ? world.victims.get(cell.object.slice("victim:".length)) : cell.object;
+  const objectId = world.resolve(cell.object);
   if (cell.object !== undefined && objectId === undefined) return { ...base, outcome: "mismatch", detail: `no ${cell.object} (see setup problems)` };
   const fill = (s: string) => s.replace(/\{object\}/g, objectId ?? "").replace(/\{unique\}/g, `matrix-${run}-${cell.n}`).replace(/\{n\}/g, String(cell.n));
   const { path, version } = buildPath(cell, objectId, fill);

@@ -19,6 +19,8 @@
  *   when denied).
  * - users.me.update: the profile is read before and after; a changed
  *   profile is patched back to what it was, so the next cell starts equal.
+ * - export jobs (admin.export.get): none is seeded, so each tenant's first
+ *   reader starts one before the cells run; cells read those jobs.
  */
 import type { MatrixClient } from "./client";
 import type { Matrix } from "./model";
@@ -31,19 +33,22 @@ export interface Profile {
 export class WorldState {
   readonly invoiceStatus = new Map<string, string>();
   readonly victims = new Map<string, string>();
+  /** tenant -> the export job the run started there. */
+  readonly exportJobs = new Map<string, string>();
   private turn = 0;
 
   constructor(private readonly client: MatrixClient, private readonly matrix: Matrix, private readonly run: string) {}
 
-  /** Reads the starting status of every catalogue invoice and invites one victim per tenant. */
-  async setup(needVictims: boolean): Promise<string[]> {
+  /** Reads the starting status of every catalogue invoice; invites one victim and starts one export job per tenant when cells need them. */
+  async setup(needs: { victims: boolean; exportJobs: boolean }): Promise<string[]> {
     const problems: string[] = [];
     for (const id of Object.keys(this.matrix.objects.invoice ?? {})) {
       const status = await this.readInvoice(id);
       if (status === undefined) problems.push(`setup: invoice ${id} cannot be read by its tenant's reader`);
       else this.invoiceStatus.set(id, status);
     }
-    if (!needVictims) return problems;
+    if (needs.exportJobs) problems.push(...(await this.startExportJobs()));
+    if (!needs.victims) return problems;
     for (const tenant of Object.keys(this.matrix.readers)) {
       const admin = this.matrix.readers[tenant][0];
       const res = await this.client.send({
@@ -55,6 +60,24 @@ export class WorldState {
       else problems.push(`setup: ${admin} could not invite a moderation victim in ${tenant} (${res.status} ${res.code ?? ""})`);
     }
     return problems;
+  }
+
+  private async startExportJobs(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const [tenant, readers] of Object.entries(this.matrix.readers)) {
+      const res = await this.client.send({ persona: readers[0], method: "POST", path: "/api/admin/export", version: "v2", body: { format: "json" } });
+      const id = (res.body as { id?: unknown } | undefined)?.id;
+      if (res.status === 202 && typeof id === "string") this.exportJobs.set(tenant, id);
+      else problems.push(`setup: ${readers[0]} could not start an export job in ${tenant} (${res.status} ${res.code ?? ""})`);
+    }
+    return problems;
+  }
+
+  /** A cell's object id: victims and export jobs are the ones setup created (undefined when setup could not). */
+  resolve(object: string | undefined): string | undefined {
+    if (object?.startsWith("victim:")) return this.victims.get(object.slice("victim:".length));
+    if (object?.startsWith("export:")) return this.exportJobs.get(object.slice("export:".length));
+    return object;
   }
 
   /** An invoice's status, read by an admin of its tenant (readers take turns: their rate budgets are per actor). */

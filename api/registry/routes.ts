@@ -113,6 +113,11 @@ export const ROUTES: RouteRecord[] = [
     rateLimit: "sensitive", audience: "public", documented: true, successStatus: 202,
   },
   {
+    id: "admin.export.get", method: "GET", paths: ["/api/admin/export/{job_id}"], versions: "*",
+    resource: "export", action: "read", owner: "data", summary: "An export job's status and, once done, its result (admins)",
+    params: [], idParam: "job_id", rateLimit: "default", audience: "public", documented: true, successStatus: 200,
+  },
+  {
     id: "users.me.get", method: "GET", paths: ["/users/me", "/api/{version}/users/me"], versions: "*",
     resource: "user", action: "read", owner: "identity", summary: "The caller's own profile",
     params: [], rateLimit: "default", audience: "public", documented: true, successStatus: 200,

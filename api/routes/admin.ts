@@ -1,37 +1,74 @@
 /**
- * Tenant-wide exports: POST /api/admin/export (admins start an export job)
- * and GET|POST /api/internal/reports/export (internal tooling, admins).
- * Both read only through the decision's tenant scope.
+ * Tenant-wide exports, all read through the decision's tenant scope:
  *
- * The export job is answered as accepted (202) with its description; the
- * job runner itself is outside this service (no job table yet).
+ * - POST /api/admin/export {format}: stores a queued export job and hands it
+ *   to the runner (api/exports/); 202 with the job and its `Location`.
+ * - GET /api/admin/export/{job_id}: the job, and once done its result (the
+ *   rows for json, the CSV text for csv). Another tenant's job is 404
+ *   `not_found`, exactly like an unknown id.
+ * - GET|POST /api/internal/reports/export: invoice count and amount per
+ *   status over all the tenant's invoices (internal tooling).
+ *
+ * What a job may read is settled when it is accepted. The admin.export
+ * decision's fields describe the job itself; the rows come from a second
+ * decision, for invoices.export (the on-the-spot invoice export), whose
+ * scope and read fields are stored with the job. So a job never exports
+ * more than its requester could read through GET /invoices/export then.
  */
-import { randomUUID } from "node:crypto";
-import type { RouteHandler } from "./types";
+import { toScope, type ExportFormat } from "../../db";
+import { Problem, problemForDecision } from "../problems";
+import { exportJobView } from "../views";
+import type { ActContext, RouteHandler } from "./types";
 
-const adminExport: RouteHandler = {
+const requestedFormat = (ctx: ActContext): ExportFormat => (ctx.body.format === "csv" ? "csv" : "json");
+
+/** Where a job is polled (admin.export.get). */
+const jobLocation = (id: string) => `/api/admin/export/${encodeURIComponent(id)}`;
+
+const startExport: RouteHandler = {
   act(ctx) {
-    const format = typeof ctx.body.format === "string" ? ctx.body.format : "json";
-    return { status: 202, body: { one: { id: `exp_${randomUUID()}`, status: "queued", format, createdAt: new Date().toISOString() } } };
+    const rows = ctx.deps.pdp.decide(
+      {
+        actor: ctx.state.actor,
+        action: "export",
+        resource: { type: "invoice" },
+        route: { id: "invoices.export", method: "GET", version: ctx.state.version?.name ?? "" },
+        fields: { submitted: [] },
+        params: [],
+      },
+      { requestedBy: ctx.state.client },
+    );
+    if (!rows.allow) throw problemForDecision(rows.status, rows.reason);
+    const job = ctx.deps.db.exportJobs.createScoped(ctx.scope, {
+      requestedBy: ctx.state.actor.id,
+      format: requestedFormat(ctx),
+      readFields: rows.fields.read,
+      rowScope: toScope(rows.scope),
+    });
+    ctx.deps.exportRunner.enqueue(job);
+    // The result carries no headers; Location is set on the response the project step will send.
+    ctx.req.res?.setHeader("Location", jobLocation(job.id));
+    return { status: 202, body: { one: exportJobView(job) } };
+  },
+};
+
+const getExport: RouteHandler = {
+  act(ctx) {
+    const job = ctx.deps.db.exportJobs.getScoped(ctx.id ?? "", ctx.scope);
+    if (!job) throw new Problem("not_found");
+    return { status: 200, body: { one: exportJobView(job) } };
   },
 };
 
 const reportExport: RouteHandler = {
   act(ctx) {
-    const format = typeof ctx.body.format === "string" ? ctx.body.format : "json";
-    const rows = ctx.deps.db.invoices.listScoped(ctx.scope, { limit: 100, offset: 0 });
-    const byStatus = new Map<string, { status: string; count: number; amount_cents: number }>();
-    for (const row of rows) {
-      const entry = byStatus.get(row.status) ?? { status: row.status, count: 0, amount_cents: 0 };
-      entry.count++;
-      entry.amount_cents += row.amount_cents;
-      byStatus.set(row.status, entry);
-    }
-    return { status: 200, body: { one: { name: "invoices-by-status", format, generatedAt: new Date().toISOString(), rows: [...byStatus.values()] } } };
+    const rows = ctx.deps.db.invoices.totalsByStatusScoped(ctx.scope);
+    return { status: 200, body: { one: { name: "invoices-by-status", format: requestedFormat(ctx), generatedAt: new Date().toISOString(), rows } } };
   },
 };
 
 export const adminRoutes: Record<string, RouteHandler> = {
-  "admin.export": adminExport,
+  "admin.export": startExport,
+  "admin.export.get": getExport,
   "internal.reports.export": reportExport,
 };

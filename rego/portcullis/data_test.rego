@@ -74,7 +74,7 @@ test_protected_and_retired_lists_are_complete if {
 }
 
 test_admin_routes_grant_admins_only if {
-	every route_id in ["invoices.approve", "users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export", "internal.reports.export"] {
+	every route_id in ["invoices.approve", "users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export", "admin.export.get", "internal.reports.export"] {
 		object.keys(data.portcullis.routes[route_id].grants) == {"admin"}
 	}
 }

@@ -37,6 +37,27 @@ test_admin_users_ban if matrix_holds("admin.users.ban", "POST", "ban", {"anonymo
 
 test_admin_export if matrix_holds("admin.export", "POST", "export", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
 
+test_admin_export_get if matrix_holds("admin.export.get", "GET", "read", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
+
+# Polling a job: the admin's tenant only, the job's fields (result included), nothing writable.
+test_admin_export_get_reads_the_job_in_the_admins_tenant if {
+	d := decide("admin", "admin.export.get", "GET", "read")
+	d.allow
+	d.scope == {"tenant_id": "t_acme"}
+	d.fields == {"read": ["id", "status", "format", "createdAt", "startedAt", "finishedAt", "rowCount", "error", "result"], "write": []}
+}
+
+test_admin_export_get_of_another_tenants_job_is_not_found if {
+	d := decide_with("foreign_admin", "admin.export.get", "GET", "read", {"resource": {"id": "exp_1", "tenant": "t_acme"}})
+	d == {"allow": false, "status": 404, "reason": "not_found", "scope": {}, "fields": {"read": [], "write": []}}
+}
+
+test_admin_export_get_refuses_a_body if {
+	d := decide_with("admin", "admin.export.get", "GET", "read", {"fields": {"submitted": ["format"]}})
+	d.status == 403
+	d.reason == "field_not_writable"
+}
+
 test_users_me_get if matrix_holds("users.me.get", "GET", "read", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
 
 test_users_me_update if matrix_holds("users.me.update", "PATCH", "update", {"anonymous": 401, "none": 403, "member": 200, "support": 200, "admin": 200})
@@ -48,7 +69,7 @@ test_internal_reports_export_get if matrix_holds("internal.reports.export", "GET
 test_internal_reports_export_post if matrix_holds("internal.reports.export", "POST", "export", {"anonymous": 401, "none": 403, "member": 403, "support": 403, "admin": 200})
 
 test_role_denials_say_role_required if {
-	every route_id in ["metrics.get", "invoices.approve", "users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export", "internal.reports.export"] {
+	every route_id in ["metrics.get", "invoices.approve", "users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export", "admin.export.get", "internal.reports.export"] {
 		r := data.portcullis.routes[route_id]
 		decide("member", route_id, r.methods[0], r.action).reason == "role_required"
 	}
@@ -59,7 +80,7 @@ test_every_route_in_the_table_is_tested if {
 		"health.get", "metrics.get", "openapi.get",
 		"invoices.get", "invoices.list", "invoices.export", "invoices.batch",
 		"invoices.approve", "invoices.refund", "invoices.publish",
-		"users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export",
+		"users.invite", "admin.users.suspend", "admin.users.disable", "admin.users.ban", "admin.export", "admin.export.get",
 		"users.me.get", "users.me.update", "search.get", "internal.reports.export",
 	}
 	object.keys(data.portcullis.routes) == tested

@@ -33,7 +33,7 @@ test_admin_and_support_invoices_are_tenant_wide if {
 
 test_foreign_tenant_row_is_404_on_every_tenant_route if {
 	tenant_routes := {id: r | some id, r in data.portcullis.routes; r.tenant_data}
-	count(tenant_routes) == 16
+	count(tenant_routes) == 17
 	every route_id, r in tenant_routes {
 		every who in ["member", "support", "admin"] {
 			d := decide_with(who, route_id, r.methods[0], r.action, {"resource": {"tenant": "t_globex"}})

@@ -14,6 +14,7 @@ import * as path from "node:path";
 import type { Express } from "express";
 import { createApp, type AppOptions } from "../../api/app";
 import type { ApiDeps } from "../../api/deps";
+import { createExportRunner, type ExportRunner } from "../../api/exports/runner";
 import { createVerifier } from "../../api/identity/verifier";
 import { mintDevToken } from "../../api/identity/mint";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../../api/middleware/rate-limit";
@@ -54,6 +55,8 @@ export interface Harness {
   db: PortcullisDb;
   pdp: Pdp;
   deps: ApiDeps;
+  /** The export runner the app hands jobs to (resumed at start, stopped by close). */
+  exportRunner: ExportRunner;
   dir: string;
   logs: Array<Record<string, unknown>>;
   keyFile: string;
@@ -68,6 +71,10 @@ export interface HarnessOptions {
   rateLimits?: Partial<RateLimitConfig>;
   app?: AppOptions;
   enumeration?: { threshold: number; windowMs: number };
+  /** The export runner's row ceiling (default: the runner's, 10 000). */
+  exportMaxRows?: number;
+  /** Runs on the new database before the runner resumes: a previous run's leftovers (an interrupted job). */
+  beforeStart?: (db: PortcullisDb) => void;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -75,11 +82,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const bundleFile = path.join(dir, "bundle.tar.gz");
   fs.writeFileSync(bundleFile, policyBundle());
   const db = openDatabase(path.join(dir, "portcullis.db"), { seed: true });
+  options.beforeStart?.(db);
   const log: ManagedDecisionLog = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: () => undefined });
   const pdp = await createPdp({ bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 }, log, logger: () => undefined });
   const keyFile = path.join(dir, "key.json");
   const verifyToken = await createVerifier({ issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 });
   const logs: Array<Record<string, unknown>> = [];
+  const logger = (entry: Record<string, unknown>) => void logs.push(entry);
+  const exportRunner = createExportRunner({ db, logger, maxRows: options.exportMaxRows });
   const deps: ApiDeps = {
     pdp,
     db,
@@ -87,10 +97,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     versions: loadVersions(),
     // Suites send many forged tokens from one address: their own failed-authentication budget is generous.
     rateLimits: { ...DEFAULT_RATE_LIMITS, authentication: { limit: 1000, windowSec: 60 }, ...options.rateLimits },
-    logger: (entry) => logs.push(entry),
+    logger,
+    exportRunner,
     enumeration: options.enumeration,
   };
   const app = createApp(deps, options.app);
+  // As `portcullis serve` does once the app passed its start-up check.
+  exportRunner.resume();
   const token: Harness["token"] = (user, o = {}) =>
     mintDevToken({ subject: user, keyFile: o.keyFile ?? keyFile, issuer: o.issuer ?? ISSUER, audience: o.audience ?? AUDIENCE, ttlSec: o.ttlSec ?? 600 });
   return {
@@ -98,12 +111,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     db,
     pdp,
     deps,
+    exportRunner,
     dir,
     logs,
     keyFile,
     token,
     auth: async (user) => ({ Authorization: `Bearer ${await token(user)}` }),
     async close() {
+      await exportRunner.stop();
       await pdp.close();
       await log.close();
       db.close();

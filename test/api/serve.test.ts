@@ -1,8 +1,9 @@
 /**
  * `portcullis serve` in process: opens and seeds the database, loads the
  * bundle into the PDP with the SQLite decision log, refuses nothing it
- * should serve, answers a token minted by `portcullis token`, and on SIGTERM
- * drains, flushes the decision log and resolves with exit code 0.
+ * should serve, answers a token minted by `portcullis token`, resumes an
+ * export job a crashed run left `running`, and on SIGTERM drains, flushes
+ * the decision log and resolves with exit code 0.
  * (The signal is emitted on `process`, which runs the same handler.)
  */
 import * as fs from "node:fs";
@@ -11,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { serveCommand } from "../../cli/serve";
 import { tokenCommand } from "../../cli/token";
+import { openDatabase } from "../../db";
 import { openForRead } from "../../pdp/log/store";
 import { queryDecisions } from "../../pdp/log/query";
 import { policyBundle } from "./harness";
@@ -39,6 +41,12 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
   try {
     fs.mkdirSync("var");
     fs.writeFileSync("var/bundle.tar.gz", policyBundle());
+    // A previous run accepted an export job, started it, and crashed.
+    const previous = openDatabase("var/portcullis.db", { seed: true });
+    const acme = { tenant_id: "t_acme" };
+    const jobId = previous.exportJobs.createScoped(acme, { requestedBy: "u_carol", format: "csv", readFields: ["id"], rowScope: acme }).id;
+    previous.exportJobs.claimNextScoped(acme);
+    previous.close();
     done = serveCommand(["--port", "0"]);
     let listening: { address: string } | undefined;
     for (let i = 0; i < 200 && !listening; i++) {
@@ -56,6 +64,16 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).id).toBe("inv_alice_1");
     const decisionId = res.headers["decision-id"] as string;
+
+    expect(await tokenCommand(["u_carol"])).toBe(0);
+    const admin = { Authorization: `Bearer ${lines.filter((l) => /^TOKEN [\w-]+\.[\w-]+\.[\w-]+$/.test(l)).pop()!.slice(6)}` };
+    let job = JSON.parse((await get(port, `/api/admin/export/${jobId}`, admin)).body);
+    for (let i = 0; i < 100 && job.status !== "done"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      job = JSON.parse((await get(port, `/api/admin/export/${jobId}`, admin)).body);
+    }
+    expect(job).toMatchObject({ status: "done", format: "csv" });
+    expect(job.result).toMatch(/^id\r\ninv_/);
 
     process.emit("SIGTERM", "SIGTERM");
     await expect(done).resolves.toBe(0);
