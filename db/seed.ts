@@ -62,6 +62,13 @@ export const SEED_INVOICES: readonly SeedInvoice[] = [
   { id: "inv_dave_1", tenant_id: "t_globex", owner_id: "u_dave", number: "GLX-2026-0001", amount_cents: 990_000, currency: "EUR", status: "pending", internal_notes: "SECRET-inv_dave_1: legal hold, do not refund", created_at: "2026-03-02T08:00:00.000Z" },
   { id: "inv_dave_2", tenant_id: "t_globex", owner_id: "u_dave", number: "GLX-2026-0002", amount_cents: 15_000, currency: "EUR", status: "refunded", internal_notes: "SECRET-inv_dave_2: refunded after outage", created_at: "2026-03-10T08:00:00.000Z" },
   { id: "inv_ivan_1", tenant_id: "t_globex", owner_id: "u_ivan", number: "GLX-2026-0003", amount_cents: 61_000, currency: "EUR", status: "approved", internal_notes: "SECRET-inv_ivan_1: fraud review pending", created_at: "2026-03-18T08:00:00.000Z" },
+  // Staff own invoices too (expenses billed to the tenant), so the matrix tests staff on their OWN rows:
+  // support's are published (a self-refund the policy let through would really happen), admins' start the workflow.
+  { id: "inv_frank_1", tenant_id: "t_acme", owner_id: "u_frank", number: "ACME-2026-0006", amount_cents: 3_200, currency: "USD", status: "published", internal_notes: "SECRET-inv_frank_1: support agent's own expense, never self-refund", created_at: "2026-04-05T12:00:00.000Z" },
+  { id: "inv_carol_1", tenant_id: "t_acme", owner_id: "u_carol", number: "ACME-2026-0007", amount_cents: 250_000, currency: "USD", status: "pending", internal_notes: "SECRET-inv_carol_1: admin's own conference travel", created_at: "2026-04-08T12:00:00.000Z" },
+  { id: "inv_heidi_1", tenant_id: "t_acme", owner_id: "u_heidi", number: "ACME-2026-0008", amount_cents: 14_900, currency: "GBP", status: "draft", internal_notes: "SECRET-inv_heidi_1: security audit retainer, unsent", created_at: "2026-04-10T12:00:00.000Z" },
+  { id: "inv_grace_1", tenant_id: "t_globex", owner_id: "u_grace", number: "GLX-2026-0004", amount_cents: 7_500, currency: "EUR", status: "published", internal_notes: "SECRET-inv_grace_1: escalation desk equipment", created_at: "2026-04-03T08:00:00.000Z" },
+  { id: "inv_erin_1", tenant_id: "t_globex", owner_id: "u_erin", number: "GLX-2026-0005", amount_cents: 88_000, currency: "EUR", status: "pending", internal_notes: "SECRET-inv_erin_1: tenant owner's consulting fee", created_at: "2026-04-06T08:00:00.000Z" },
 ];
 
 /** Inserts the seed rows; the caller runs it inside the migration transaction. */

@@ -15,7 +15,8 @@ afterEach(() => closeTempDb(t));
 describe("listScoped", () => {
   test("newest first, paged", () => {
     expect(t.db.invoices.listScoped(ALICE, { limit: 10, offset: 0 }).map((i) => i.id)).toEqual(["inv_alice_3", "inv_alice_2", "inv_alice_1"]);
-    expect(t.db.invoices.listScoped(ACME, { limit: 2, offset: 1 }).map((i) => i.id)).toEqual(["inv_bob_2", "inv_bob_1"]);
+    expect(t.db.invoices.listScoped(ACME, { limit: 2, offset: 1 }).map((i) => i.id)).toEqual(["inv_carol_1", "inv_frank_1"]);
+    expect(t.db.invoices.listScoped(ACME, { limit: 2, offset: 4 }).map((i) => i.id)).toEqual(["inv_bob_2", "inv_bob_1"]);
     expect(t.db.invoices.listScoped(GLOBEX, { limit: 10, offset: 10 })).toEqual([]);
   });
 
@@ -23,7 +24,7 @@ describe("listScoped", () => {
     for (const page of [{ limit: 0, offset: 0 }, { limit: 5, offset: -1 }, { limit: 1.5, offset: 0 }, { limit: 5, offset: "0" }, { limit: "5; DROP TABLE invoices", offset: 0 }]) {
       expect(() => t.db.invoices.listScoped(ACME, page as never)).toThrow(DbInputError);
     }
-    expect(t.db.invoices.listScoped(ACME, { limit: Number.MAX_SAFE_INTEGER, offset: 0 })).toHaveLength(5);
+    expect(t.db.invoices.listScoped(ACME, { limit: Number.MAX_SAFE_INTEGER, offset: 0 })).toHaveLength(8);
   });
 });
 
@@ -140,7 +141,7 @@ describe("transitionScoped", () => {
 
 describe("searchScoped", () => {
   test("matches invoice numbers within the scope", () => {
-    expect(t.db.invoices.searchScoped(ACME, "acme-2026-000", 10)).toHaveLength(5);
+    expect(t.db.invoices.searchScoped(ACME, "acme-2026-000", 10)).toHaveLength(8);
     expect(t.db.invoices.searchScoped(ALICE, "ACME", 10).map((i) => i.owner_id)).toEqual(["u_alice", "u_alice", "u_alice"]);
     expect(t.db.invoices.searchScoped(ACME, "GLX", 10)).toEqual([]);
   });
