@@ -14,7 +14,7 @@
  */
 import { newDecisionId } from "./decision-id";
 import { messageOf, PdpError, type DecisionFailureCode } from "./errors";
-import type { Engine } from "./engine";
+import type { Engine, EvaluationTexts } from "./engine";
 import type { Logger } from "./logger";
 import type { Decision, DecisionContext, DecisionInput, DecisionLog, DecisionRecord, RecordedDecision } from "./types";
 import { validateDecision } from "./validate";
@@ -38,13 +38,14 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
   let result: unknown;
   let error: { code: DecisionFailureCode; message: string } | undefined;
   let evalNs = 0;
+  const texts: EvaluationTexts = {};
 
   if (engine === null) {
     error = { code: "policy_unavailable", message: "no policy bundle is active" };
   } else {
     const t0 = process.hrtime.bigint();
     try {
-      result = engine.evaluate(deps.entrypoint, input);
+      result = engine.evaluate(deps.entrypoint, input, texts);
     } catch (err) {
       error = { code: "policy_error", message: messageOf(err) };
     }
@@ -72,7 +73,11 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
     evaluate: engine?.evaluator ?? null,
     bundle: engine?.ref ?? null,
   };
-  if (result !== undefined) record.result = result;
+  if (texts.input !== undefined) record.inputJson = texts.input;
+  if (result !== undefined) {
+    record.result = result;
+    if (texts.result !== undefined) record.resultJson = texts.result;
+  }
   if (error !== undefined) record.error = error;
   try {
     deps.log.record(record);

@@ -97,23 +97,61 @@ export class Engine {
    * conflicting values, a builtin error in strict mode, ...) or when the
    * entrypoint does not exist.
    */
-  evaluate(entrypoint: string, input: unknown): unknown {
+  evaluate(entrypoint: string, input: unknown, texts?: EvaluationTexts): unknown {
     const id = this.ids.get(entrypoint);
     if (id === undefined) throw new PdpError("policy_error", `entrypoint ${entrypoint} is not in bundle revision ${JSON.stringify(this.revision)}`);
     let resultSet: unknown;
+    const raw: RawTexts | undefined = texts ? {} : undefined;
     try {
       // OPA fixes "now" for one evaluation: read the clock once, here.
       this.clock.tick();
-      resultSet = this.direct ? this.direct.evaluate(id, input) : this.policy.evaluate(encodeInput(input), id);
+      resultSet = this.direct ? this.direct.evaluate(id, input, raw) : this.policy.evaluate(encodeInput(input), id);
     } catch (err) {
       throw new PdpError("policy_error", `evaluating ${entrypoint}: ${messageOf(err)}`);
     }
+    if (texts) texts.input = raw?.input;
     if (!Array.isArray(resultSet)) throw new PdpError("policy_error", `${entrypoint}: the module returned no result set`);
     if (resultSet.length === 0) return undefined;
     if (resultSet.length > 1) throw new PdpError("policy_error", `${entrypoint}: ${resultSet.length} results where one was expected`);
     const binding = resultSet[0] as { result?: unknown } | null;
-    return binding === null || typeof binding !== "object" ? undefined : binding.result;
+    if (binding === null || typeof binding !== "object") return undefined;
+    if (texts && raw?.resultSet !== undefined) texts.result = resultTextOf(raw.resultSet, binding);
+    return binding.result;
   }
+}
+
+/**
+ * JSON texts an evaluation produced anyway (the input written into the
+ * module's memory, the result the module dumped), handed back so the
+ * decision log can snapshot the decision without serialising its input
+ * and result a second time. Filled in only when the engine has them.
+ */
+export interface EvaluationTexts {
+  /** JSON.stringify(input), exactly as the policy read it. */
+  input?: string;
+  /** The result value's JSON text. */
+  result?: string;
+}
+
+/** What DirectEval hands back: the input text it wrote and the result set text it read. */
+interface RawTexts {
+  input?: string;
+  resultSet?: string;
+}
+
+const RESULT_SET_PREFIX = '[{"result":';
+const RESULT_SET_SUFFIX = "}]";
+
+/**
+ * The value's text inside a one-binding result set `[{"result":<value>}]`
+ * (the module's dump has no whitespace), or undefined when the set is
+ * shaped any other way (extra bindings: then the text is not cut).
+ */
+function resultTextOf(resultSetJson: string, binding: object): string | undefined {
+  const keys = Object.keys(binding);
+  if (keys.length !== 1 || keys[0] !== "result") return undefined;
+  if (!resultSetJson.startsWith(RESULT_SET_PREFIX) || !resultSetJson.endsWith(RESULT_SET_SUFFIX)) return undefined;
+  return resultSetJson.slice(RESULT_SET_PREFIX.length, -RESULT_SET_SUFFIX.length);
 }
 
 /**
@@ -174,7 +212,7 @@ class DirectEval {
    * value the first parsed (parsing the event dominates those policies),
    * through the ABI's context path.
    */
-  evaluate(entrypoint: number, input: unknown): unknown {
+  evaluate(entrypoint: number, input: unknown, texts?: RawTexts): unknown {
     if (input instanceof ArrayBuffer && this.hasContextPath) return this.evaluateParsed(entrypoint, input);
     this.parsed = null;
     const { mem, dataHeapPtr: at } = this.p;
@@ -187,8 +225,11 @@ class DirectEval {
       const text = JSON.stringify(input);
       this.reserve(at + text.length * 3); // the most UTF-8 bytes a UTF-16 string can need
       length = utf8.encodeInto(text, new Uint8Array(mem.buffer, at)).written;
+      if (texts) texts.input = text;
     }
-    return this.readJson(this.p.wasmInstance.exports.opa_eval(0, entrypoint, this.p.dataAddr, at, length, at + length, 0));
+    const resultSet = this.readText(this.p.wasmInstance.exports.opa_eval(0, entrypoint, this.p.dataAddr, at, length, at + length, 0));
+    if (texts) texts.resultSet = resultSet;
+    return JSON.parse(resultSet);
   }
 
   private evaluateParsed(entrypoint: number, input: ArrayBuffer): unknown {
@@ -213,13 +254,13 @@ class DirectEval {
       this.parsed = null; // an abort may leave the heap anywhere: parse afresh next time
       throw err;
     }
-    return this.readJson(e.opa_json_dump(e.opa_eval_ctx_get_result(ctx)));
+    return JSON.parse(this.readText(e.opa_json_dump(e.opa_eval_ctx_get_result(ctx))));
   }
 
-  /** The NUL-terminated JSON text at `at` (memory may have grown during evaluation). */
-  private readJson(at: number): unknown {
+  /** The NUL-terminated text at `at` (memory may have grown during evaluation). */
+  private readText(at: number): string {
     const memory = new Uint8Array(this.p.mem.buffer);
-    return JSON.parse(utf8Decoder.decode(memory.subarray(at, memory.indexOf(0, at))));
+    return utf8Decoder.decode(memory.subarray(at, memory.indexOf(0, at)));
   }
 
   private reserve(end: number): void {

@@ -107,6 +107,13 @@ export interface DecisionRecord {
   input: DecisionInput;
   /** The raw policy result (omitted when undefined). */
   result?: unknown;
+  /**
+   * The JSON texts of `input` and `result` exactly as evaluated, when the
+   * engine had them: the log's snapshot embeds them instead of serialising
+   * both again. Absent means: serialise the objects.
+   */
+  inputJson?: string;
+  resultJson?: string;
   /** Revision of the bundle that decided ("" when none was active). */
   revision: string;
   context: DecisionContext;

@@ -53,11 +53,24 @@ export function buildEvent(record: DecisionRecord, source: EventSource, timestam
 /**
  * The event's JSON text: the snapshot every later step reads (the mask and
  * drop policies' input, the sinks' serialised event). One stringify per
- * event instead of a copy of input and result plus one per policy and sink.
- * Throws on values JSON cannot carry faithfully (cycles, BigInt).
+ * event instead of a copy of input and result plus one per policy and sink;
+ * with the record's texts of input and result (the ones the policy read and
+ * wrote), only the event's small rest is serialised. Throws on values JSON
+ * cannot carry faithfully (cycles, BigInt).
  */
-export function snapshotOf(event: DecisionEvent): string {
-  return JSON.stringify(event);
+export function snapshotOf(event: DecisionEvent, record?: Pick<DecisionRecord, "input" | "inputJson" | "result" | "resultJson">): string {
+  if (!record || !textsCover(event, record)) return JSON.stringify(event);
+  // The texts the engine evaluated, spliced in: the event without them, then input and result.
+  const { input: _input, result, ...rest } = event;
+  const head = JSON.stringify(rest);
+  const tail = result === undefined ? "" : `,"result":${record.resultJson}`;
+  return `${head.slice(0, -1)},"input":${record.inputJson}${tail}}`;
+}
+
+/** The record's texts are the event's input and result (the event refers to the same objects and a text exists for each). */
+function textsCover(event: DecisionEvent, record: Pick<DecisionRecord, "input" | "inputJson" | "result" | "resultJson">): boolean {
+  if (record.inputJson === undefined || event.input === undefined || event.input !== record.input) return false;
+  return event.result === undefined || (event.result === record.result && record.resultJson !== undefined);
 }
 
 // --- time: RFC 3339 UTC with nanosecond digits -----------------------------
@@ -83,10 +96,17 @@ export function nowNs(): bigint {
 /** `2026-11-21T14:12:13.123456789Z`: fixed width, so text order is time order (SQLite queries rely on it). */
 export function formatTimestamp(ns: bigint): string {
   const seconds = ns / 1_000_000_000n;
-  const iso = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
+  // Events come many per second: the date part is formatted once per second.
+  if (seconds !== lastSeconds) {
+    lastSeconds = seconds;
+    lastIso = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
+  }
   const fraction = (ns % 1_000_000_000n).toString().padStart(9, "0");
-  return `${iso}.${fraction}Z`;
+  return `${lastIso}.${fraction}Z`;
 }
+
+let lastSeconds = -1n;
+let lastIso = "";
 
 /** A point in time as the log's timestamp text (for range queries); throws on an unparsable time. */
 export function timestampOf(date: Date): string {

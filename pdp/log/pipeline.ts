@@ -59,7 +59,7 @@ export function snapshotRecord(record: DecisionRecord, source: EventSource, time
   const event: LogEvent = buildEvent(record, source, timestamp);
   if (typeof event.decision_id !== "string" || event.decision_id === "") event.decision_id = newDecisionId();
   try {
-    return { event, json: snapshotOf(event) };
+    return { event, json: snapshotOf(event, record) };
   } catch (err) {
     const error = new DecisionLogError("event_build_error", `decision ${String(record?.decisionId)}: ${messageOf(err)}`);
     const bare: LogEvent = buildEvent({ ...record, input: undefined as never, result: undefined }, source, timestamp);

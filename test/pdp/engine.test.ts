@@ -1,5 +1,5 @@
 /** Engine: one bundle through @open-policy-agent/opa-wasm — data, entrypoints, falsy inputs, the host clock, aborts. */
-import { Engine } from "../../pdp/engine";
+import { Engine, type EvaluationTexts } from "../../pdp/engine";
 import { PdpError } from "../../pdp/errors";
 import { bundleOf } from "./fixtures";
 
@@ -33,6 +33,20 @@ describe("Engine", () => {
 
   test.each([false, 0, "", null, { a: [1] }])("passes the input %j through unchanged, falsy ones included", async (input) => {
     expect((await engine()).evaluate("t/echo", input)).toEqual(input);
+  });
+
+  test("hands back the texts it evaluated: the input as written, the result value as dumped", async () => {
+    const e = await engine();
+    const input = { name: "Zoë <admin>", n: [1, 2.5, -3], nested: { b: true, a: null } };
+    const texts: EvaluationTexts = {};
+    const value = e.evaluate("t/echo", input, texts);
+    expect(texts.input).toBe(JSON.stringify(input));
+    expect(JSON.parse(texts.result!)).toEqual(value);
+    expect(value).toEqual(input);
+
+    const undefinedResult: EvaluationTexts = {};
+    expect(e.evaluate("t/conflict", {}, undefinedResult)).toBeUndefined();
+    expect(undefinedResult).toEqual({ input: "{}", result: undefined });
   });
 
   test("an undefined rule is undefined, not an error", async () => {

@@ -6,7 +6,7 @@
  */
 import { PassThrough } from "node:stream";
 import { CONSOLE_LOG_TYPE, createDecisionLog } from "../../../pdp/log";
-import { formatTimestamp } from "../../../pdp/log/event";
+import { buildEvent, formatTimestamp, snapshotOf } from "../../../pdp/log/event";
 import { makeRecord } from "./fixtures";
 import pkg from "../../../package.json";
 
@@ -54,6 +54,34 @@ test("empty fields are left out; a PDP denial on its own carries its error", asy
     ["decision_id", "error", "input", "labels", "level", "metrics", "msg", "path", "time", "timestamp", "type"].sort(),
   );
   expect(line.error).toEqual({ code: "no_bundle", message: "no policy bundle is active" });
+});
+
+/** JSON with every object's keys sorted, as the Wasm module dumps values. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const o = value as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`).join(",")}}`;
+}
+
+test("a snapshot embeds the texts the policy evaluated, and serialises the objects when it has none", () => {
+  const record = makeRecord();
+  const source = { instanceId: "i-1", version: "1.0.0", labels: {}, bundleName: "portcullis" };
+  const event = buildEvent(record, source, "2026-11-21T12:00:00.000000000Z");
+  const plain = snapshotOf(event);
+  // Texts as the engine hands them: the module's dump sorts keys and differs in spacing from JSON.stringify.
+  const withTexts = { ...record, inputJson: JSON.stringify(record.input), resultJson: sortedJson(record.result) };
+  const spliced = snapshotOf(event, withTexts);
+  expect(spliced).toContain(`"input":${withTexts.inputJson}`);
+  expect(spliced).toContain(`"result":${withTexts.resultJson}`);
+  expect(JSON.parse(spliced)).toEqual(JSON.parse(plain));
+
+  // Texts that are not the event's objects (masked, replaced, or missing one) are never used.
+  expect(snapshotOf({ ...event, input: { other: true } }, withTexts)).toBe(JSON.stringify({ ...event, input: { other: true } }));
+  expect(snapshotOf(event, { ...withTexts, resultJson: undefined })).toBe(plain);
+  expect(snapshotOf(event, { ...withTexts, inputJson: undefined })).toBe(plain);
+  const noResult = buildEvent({ ...record, result: undefined }, source, "2026-11-21T12:00:00.000000000Z");
+  expect(JSON.parse(snapshotOf(noResult, { ...withTexts, result: undefined, resultJson: undefined }))).toEqual(JSON.parse(JSON.stringify(noResult)));
 });
 
 test("timestamps keep nanosecond digits and sort as text in time order", () => {
