@@ -86,11 +86,35 @@ function listen(app: http.RequestListener): Promise<number> {
 interface Result extends LoadResult {
   /** Server CPU time (user + system, worker threads included) per successful request, in microseconds. */
   cpuUs?: number;
+  /** The server's main (request) thread alone, per successful request, in µs; absent where /proc has no per-thread times. */
+  mainUs?: number;
 }
 
-function cpuOf(child: ChildProcess): Promise<NodeJS.CpuUsage> {
+interface CpuReading {
+  /** The server process, all threads, µs. */
+  processUs: number;
+  /** The main thread alone, µs (Linux: /proc/self/task/<pid>/stat), or null. */
+  mainUs: number | null;
+}
+
+/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on Linux builds). */
+const USER_HZ = 100;
+
+/** The main thread's CPU from /proc: the thread that serves requests, which is what runs out first. */
+function mainThreadUs(): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces, hence the last ")"): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) / USER_HZ) * 1e6;
+  } catch {
+    return null;
+  }
+}
+
+function cpuOf(child: ChildProcess): Promise<CpuReading> {
   return new Promise((resolve) => {
-    child.once("message", (m) => resolve((m as { cpu: NodeJS.CpuUsage }).cpu));
+    child.once("message", (m) => resolve(m as CpuReading));
     child.send("cpu");
   });
 }
@@ -112,7 +136,11 @@ function start(mode: Mode, dir: string): Promise<{ child: ChildProcess; ready: R
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === "--serve") {
     const ready = argv[1] === "bare" ? await serveBare(argv[2]) : await serveFull(argv[2], argv[1] === "full");
-    process.on("message", () => process.send?.({ cpu: process.cpuUsage() }));
+    process.on("message", () => {
+      const cpu = process.cpuUsage();
+      const reading: CpuReading = { processUs: cpu.user + cpu.system, mainUs: mainThreadUs() };
+      process.send?.(reading);
+    });
     process.send?.(ready);
     return;
   }
@@ -139,7 +167,9 @@ async function main(argv: string[]): Promise<void> {
         const before = await cpuOf(s.child);
         const result: Result = await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: per, connections });
         const after = await cpuOf(s.child);
-        result.cpuUs = (after.user - before.user + after.system - before.system) / Math.max(1, result.requests);
+        const answered = Math.max(1, result.requests);
+        result.cpuUs = (after.processUs - before.processUs) / answered;
+        if (after.mainUs !== null && before.mainUs !== null) result.mainUs = (after.mainUs - before.mainUs) / answered;
         runs[s.mode].push(result);
       }
     }
@@ -150,7 +180,7 @@ async function main(argv: string[]): Promise<void> {
   const median = (rs: Result[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
   const results = { bare: median(runs.bare), full: median(runs.full) };
   const fmt = (r: Result) =>
-    `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req, load generator ${r.clientCpuUs.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
+    `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req (main thread ${r.mainUs?.toFixed(0) ?? "n/a"}), load generator ${r.clientCpuUs.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
   console.log(`GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`);
   console.log(`bare express + SQLite: ${fmt(results.bare)}`);
   console.log(`full chain:            ${fmt(results.full)}`);
@@ -159,6 +189,12 @@ async function main(argv: string[]): Promise<void> {
   const medianCpu = (rs: Result[]) => rs.map((r) => r.cpuUs ?? NaN).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
   if (runs.nolog.length > 0) console.log(`breakdown: full chain with a discarding decision log: ${fmt(median(runs.nolog))}`);
   console.log(`capacity ratio (server CPU per request, bare/full): ${((medianCpu(runs.bare) / medianCpu(runs.full)) * 100).toFixed(1)}%`);
+  const medianMain = (rs: Result[]) => rs.map((r) => r.mainUs ?? NaN).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
+  const mainRatio = medianMain(runs.bare) / medianMain(runs.full);
+  if (Number.isFinite(mainRatio)) {
+    // The main thread is what saturates first (the decision log's worker runs on another core): this is the capacity that stays.
+    console.log(`main-thread capacity ratio (main-thread CPU per request, bare/full): ${(mainRatio * 100).toFixed(1)}%`);
+  }
 }
 
 main(process.argv.slice(2)).catch((err) => {
