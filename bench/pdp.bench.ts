@@ -85,14 +85,13 @@ function handwritten(input: DecisionInput, routes: Record<string, Route>, fields
   if (input.resource.tenant !== undefined && input.resource.tenant !== tenant) return deny(404, "not_found");
   if (grant.owner_scoped && input.resource.owner !== undefined && input.resource.owner !== id) return deny(404, "not_found");
   const submitted = input.fields?.submitted ?? [];
-  if (input.route.id === "invoices.refund" && role === "support") {
-    const workflow = [
-      ...(submitted.includes("reason") ? [] : ["refund_reason_required"]),
-      ...(input.resource.owner === undefined ? ["resource_owner_required"] : []),
-      ...(input.resource.owner === id ? ["separation_of_duties"] : []),
-    ].sort();
-    if (workflow.length > 0) return deny(403, workflow[0]);
-  }
+  const dutySeparated = input.route.id === "invoices.approve" || input.route.id === "invoices.refund";
+  if (dutySeparated && input.resource.owner === undefined) return deny(404, "not_found");
+  const workflow = [
+    ...(input.route.id === "invoices.refund" && role === "support" && !submitted.includes("reason") ? ["refund_reason_required"] : []),
+    ...(dutySeparated && input.resource.owner === id ? ["separation_of_duties"] : []),
+  ].sort();
+  if (workflow.length > 0) return deny(403, workflow[0]);
   const read = (own(fields.views, grant.read) ?? []).filter((f) => !own(fields.retired, f) && (!own(fields.protected, f) || fields.protected[f].readable_by.includes(role)));
   const write = (grant.write === undefined ? [] : (own(fields.views, grant.write) ?? [])).filter((f) => !own(fields.retired, f) && !own(fields.protected, f));
   if (submitted.some((f) => !write.includes(f))) return deny(403, "field_not_writable");

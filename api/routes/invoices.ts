@@ -64,9 +64,9 @@ const batch: RouteHandler = {
 function workflow(action: keyof typeof TRANSITIONS): RouteHandler {
   const t = TRANSITIONS[action];
   return {
-    // Refund's separation-of-duties rule needs the owner; found only within the actor's tenant.
+    // Separation of duties (approve, refund) needs the owner; found only within the actor's tenant.
     locate:
-      action === "refund"
+      action === "refund" || action === "approve"
         ? ({ deps, state, id }) => {
             const row = deps.db.invoices.getScoped(id, { tenant_id: state.actor.tenant as string });
             return row ? { tenant: row.tenant_id, owner: row.owner_id } : undefined;

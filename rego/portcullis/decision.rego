@@ -79,7 +79,7 @@ outcome := {"status": 403, "reason": "no_policy"} if {
 } else := {"status": 404, "reason": "not_found"} if {
 	foreign_owner
 } else := {"status": 404, "reason": "not_found"} if {
-	refund_row_not_located
+	workflow_row_not_located
 } else := {"status": 403, "reason": workflow_denial} if {
 	workflow_denial
 } else := {"status": 403, "reason": "field_not_writable"} if {

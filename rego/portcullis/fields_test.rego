@@ -66,7 +66,7 @@ test_retired_fields_are_refused_on_writes if {
 test_unknown_field_is_403_on_every_write_route if {
 	every route_id, r in data.portcullis.routes {
 		every method in r.methods {
-			d := decide_with("admin", route_id, method, r.action, {"fields": {"submitted": ["isAdmin"]}})
+			d := decide_with("admin", route_id, method, r.action, object.union(located_row(route_id), {"fields": {"submitted": ["isAdmin"]}}))
 			d.status == 403
 			d.reason == "field_not_writable"
 		}

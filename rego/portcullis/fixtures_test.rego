@@ -43,3 +43,9 @@ matrix_holds(route_id, method, action, expected) if {
 		decide(who, route_id, method, action).status == status
 	}
 }
+
+# Approve and refund are asked about a located row (separation of duties
+# needs its owner: u_bob, someone else); other routes without one.
+located_row(route_id) := {"resource": {"tenant": "t_acme", "owner": "u_bob"}} if {
+	route_id in portcullis.duty_separated_routes
+} else := {}

@@ -18,6 +18,27 @@ test_approve_is_admin_only if {
 	}
 }
 
+carols_invoice := {"type": "invoice", "id": "inv_4", "tenant": "t_acme", "owner": "u_carol"}
+
+test_nobody_approves_or_refunds_their_own_invoice if {
+	approve := decide_with("admin", "invoices.approve", "POST", "approve", {"resource": carols_invoice})
+	approve.status == 403
+	approve.reason == "separation_of_duties"
+	refund := decide_with("admin", "invoices.refund", "POST", "refund", {"resource": carols_invoice, "fields": {"submitted": ["reason"]}})
+	refund.status == 403
+	refund.reason == "separation_of_duties"
+	# Publishing is not an approval: an admin publishes its own invoice.
+	decide_with("admin", "invoices.publish", "POST", "publish", {"resource": carols_invoice}).allow
+}
+
+test_approve_or_refund_of_an_unlocated_invoice_is_not_found_for_admins_too if {
+	every route_id in ["invoices.approve", "invoices.refund"] {
+		d := decide_with("admin", route_id, "POST", data.portcullis.routes[route_id].action, {"resource": {"type": "invoice", "id": "inv_9"}})
+		d.status == 404
+		d.reason == "not_found"
+	}
+}
+
 test_member_cannot_approve_own_invoice if {
 	decide_with("member", "invoices.approve", "POST", "approve", {"resource": alices_invoice}).reason == "role_required"
 }
@@ -88,6 +109,6 @@ test_publish_by_support_is_denied if {
 test_workflow_actions_take_no_body_except_refund if {
 	every route_id in ["invoices.approve", "invoices.publish"] {
 		r := data.portcullis.routes[route_id]
-		decide_with("admin", route_id, "POST", r.action, {"fields": {"submitted": ["status"]}}).reason == "field_not_writable"
+		decide_with("admin", route_id, "POST", r.action, object.union(located_row(route_id), {"fields": {"submitted": ["status"]}})).reason == "field_not_writable"
 	}
 }

@@ -139,6 +139,26 @@ describe("workflow actions, one decision each", () => {
     expect(ok.body.status).toBe("refunded");
   });
 
+  test("nobody approves or refunds their own invoice, admins included; the row is unchanged", async () => {
+    // inv_carol_1 (pending) and inv_frank_1 (published) belong to staff of t_acme.
+    const carol = await h.auth("u_carol");
+    const approve = await request(h.app).post("/invoices/inv_carol_1/approve").set(carol);
+    expectProblem(approve, 403, "forbidden");
+    expect(approve.body.reason).toBe("separation_of_duties");
+    const refund = await request(h.app).post("/invoices/inv_carol_1/refund").set(carol).send({ reason: "paying myself" });
+    expect(refund.body.reason).toBe("separation_of_duties");
+    expect(h.db.invoices.getScoped("inv_carol_1", ACME)?.status).toBe("pending");
+
+    const self = await request(h.app).post("/invoices/inv_frank_1/refund").set(await h.auth("u_frank")).send({ reason: "mine" });
+    expect(self.body.reason).toBe("separation_of_duties");
+    expect(h.db.invoices.getScoped("inv_frank_1", ACME)?.status).toBe("published");
+
+    // Another admin of the tenant approves it: the rule is about owners, not about the invoice.
+    const other = await request(h.app).post("/invoices/inv_carol_1/approve").set(await h.auth("u_heidi"));
+    expect(other.status).toBe(200);
+    expect(other.body.status).toBe("approved");
+  });
+
   test("refund with a protected field in the body is refused and changes nothing", async () => {
     const res = await request(h.app).post("/invoices/inv_ivan_1/refund").set(await h.auth("u_erin")).send({ reason: "x", account_credit_cents: 1_000_000 });
     expectProblem(res, 403, "field_not_writable");

@@ -90,8 +90,9 @@ describe("data.portcullis.decision", () => {
     "invoices.list": [401, 200, 200, 200],
     "invoices.export": [401, 200, 200, 200],
     "invoices.batch": [401, 200, 200, 200],
-    "invoices.approve": [401, 403, 403, 200],
-    "invoices.refund": [401, 403, 404, 200], // support without a located invoice owner: not found
+    // Without a located invoice owner, approve and refund are not found (separation of duties needs the owner).
+    "invoices.approve": [401, 403, 403, 404],
+    "invoices.refund": [401, 403, 404, 404],
     "invoices.publish": [401, 200, 403, 200],
     "users.invite": [401, 403, 403, 200],
     "admin.users.suspend": [401, 403, 403, 200],
@@ -183,6 +184,11 @@ describe("data.portcullis.decision", () => {
     expect(refund("support", ["reason"], { ...bobs, owner: "u_sam" }).reason).toBe("separation_of_duties");
     expect(refund("member", ["reason"]).reason).toBe("role_required");
     expect(refund("admin", []).allow).toBe(true);
+    // Nobody approves or refunds an invoice they own, admins included (u_carol is the admin here).
+    const carols = { ...bobs, owner: "u_carol" };
+    expect(refund("admin", ["reason"], carols).reason).toBe("separation_of_duties");
+    expect(decide(request("admin", "invoices.approve", { resource: carols })).reason).toBe("separation_of_duties");
+    expect(decide(request("admin", "invoices.approve", { resource: bobs })).allow).toBe(true);
   });
 
   it("ignores query parameters", () => {
