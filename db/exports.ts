@@ -38,6 +38,12 @@ export interface ExportJobsRepository {
   requeueScoped(id: string, scope: Scope): boolean;
   /** Every running job in scope -> queued (at start-up: whoever ran them died with the process); returns how many. */
   requeueRunningScoped(scope: Scope): number;
+  /**
+   * Security monitoring only: the tenant a job id belongs to, so a probe for
+   * another tenant's job is recorded as cross-tenant. Never returned to a
+   * caller and never used to authorize.
+   */
+  tenantOf(id: string): string | undefined;
 }
 
 const COLUMNS = "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error";
@@ -139,6 +145,11 @@ export function exportJobsRepository(prepare: Prepare): ExportJobsRepository {
     requeueRunningScoped(scope) {
       const filter = scopeFilter("export_jobs", scope);
       return prepare(`UPDATE export_jobs SET status = 'queued', started_at = NULL WHERE ${filter.sql} AND status = 'running'`).run(...filter.params).changes;
+    },
+
+    tenantOf(id) {
+      const row = prepare("SELECT tenant_id FROM export_jobs WHERE id = ?").get(checkId(id)) as { tenant_id: string } | undefined;
+      return row?.tenant_id;
     },
   };
 }

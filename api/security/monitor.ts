@@ -55,7 +55,7 @@ export class SecurityMonitor {
       const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
       if (securityParams.length > 0) this.record(state, status, "forbidden_param", { params: securityParams.slice(0, 10) });
     }
-    const resourceTenant = state.resource.tenant ?? (status === 404 ? this.invoiceTenant(route.resource, state.resource.id) : undefined);
+    const resourceTenant = state.resource.tenant ?? (status === 404 ? this.ownerTenant(route.resource, state.resource.id) : undefined);
     if (resourceTenant && state.actor.tenant && resourceTenant !== state.actor.tenant) {
       this.record(state, status, "cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
     }
@@ -86,10 +86,13 @@ export class SecurityMonitor {
    * tell another tenant's id from a missing one; after the answer has gone
    * out, the monitor asks which tenant owns the id (never the caller).
    */
-  private invoiceTenant(resource: string, id: string | undefined): string | undefined {
-    if (resource !== "invoice" || !id) return undefined;
+  /** The tenant owning a row the caller was told is not found: invoices and export jobs, the tenant-owned rows reached by id. */
+  private ownerTenant(resource: string, id: string | undefined): string | undefined {
+    if (!id) return undefined;
     try {
-      return this.deps.db.invoices.tenantOf(id);
+      if (resource === "invoice") return this.deps.db.invoices.tenantOf(id);
+      if (resource === "export") return this.deps.db.exportJobs.tenantOf(id);
+      return undefined;
     } catch {
       return undefined; // a malformed id: nothing owns it
     }

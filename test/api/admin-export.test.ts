@@ -152,6 +152,10 @@ describe("export jobs", () => {
     const { decision_id: _b, ...unknownBody } = unknown.body;
     expect(foreignBody).toEqual(unknownBody);
     expect(JSON.stringify(foreign.body)).not.toMatch(/inv_|result|t_acme/);
+    // The probe for another tenant's job is on the security record; the unknown id is not cross-tenant.
+    const jobId = started.headers.location.split("/").pop();
+    const events = h.db.securityEvents.query({ kind: "cross_tenant_id", actorId: "u_erin" });
+    expect(events.map((e) => [e.detail.resource_type, e.detail.resource_id, e.detail.resource_tenant])).toEqual([["export", jobId, "t_acme"]]);
   });
 
   test("a bad format or body is 400 problem+json (403 for a field nobody may write) and stores nothing", async () => {
