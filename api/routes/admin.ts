@@ -18,6 +18,7 @@
 import { toScope, type ExportFormat } from "../../db";
 import { Problem, problemForDecision } from "../problems";
 import { exportJobView } from "../views";
+import { decideAsRoute } from "./related-decision";
 import type { ActContext, RouteHandler } from "./types";
 
 const requestedFormat = (ctx: ActContext): ExportFormat => (ctx.body.format === "csv" ? "csv" : "json");
@@ -27,17 +28,7 @@ const jobLocation = (id: string) => `/api/admin/export/${encodeURIComponent(id)}
 
 const startExport: RouteHandler = {
   act(ctx) {
-    const rows = ctx.deps.pdp.decide(
-      {
-        actor: ctx.state.actor,
-        action: "export",
-        resource: { type: "invoice" },
-        route: { id: "invoices.export", method: "GET", version: ctx.state.version?.name ?? "" },
-        fields: { submitted: [] },
-        params: [],
-      },
-      { requestedBy: ctx.state.client },
-    );
+    const rows = decideAsRoute(ctx, "invoices.export");
     if (!rows.allow) throw problemForDecision(rows.status, rows.reason);
     const job = ctx.deps.db.exportJobs.createScoped(ctx.scope, {
       requestedBy: ctx.state.actor.id,

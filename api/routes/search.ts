@@ -10,6 +10,7 @@
  */
 import { toScope } from "../../db";
 import { Problem } from "../problems";
+import { decideAsRoute } from "./related-decision";
 import type { RouteHandler } from "./types";
 
 const search: RouteHandler = {
@@ -18,17 +19,7 @@ const search: RouteHandler = {
     if (typeof q !== "string") throw new Problem("invalid_param", { detail: "query parameter \"q\" is required", extensions: { param: "q" } });
     const limit = typeof ctx.query.limit === "number" ? ctx.query.limit : 20;
     const users = ctx.deps.db.users.searchScoped(ctx.scope, q, limit).map((u) => ({ id: u.id, type: "user", title: u.display_name }));
-    const invoiceDecision = ctx.deps.pdp.decide(
-      {
-        actor: ctx.state.actor,
-        action: "list",
-        resource: { type: "invoice" },
-        route: { id: "invoices.list", method: "GET", version: ctx.state.version?.name ?? "" },
-        fields: { submitted: [] },
-        params: [],
-      },
-      { requestedBy: ctx.state.client },
-    );
+    const invoiceDecision = decideAsRoute(ctx, "invoices.list");
     const invoices = invoiceDecision.allow
       ? ctx.deps.db.invoices.searchScoped(toScope(invoiceDecision.scope), q, limit).map((i) => ({ id: i.id, type: "invoice", title: i.number }))
       : [];
