@@ -12,14 +12,15 @@
  * + dropped).
  *
  * Off the request path: record() only stamps the time and queues the
- * record. By default the processing (mask and drop policies, redaction,
- * SQLite writes) runs in a worker thread (worker-log.ts), so neither its CPU
- * time nor its garbage lands on the thread that serves requests; a log with
- * a remote sink, a console stream of the caller's, or `worker: false`
- * processes on the recording thread, a batch per event-loop turn
- * (local-log.ts). Both take the event's snapshot on the recording thread and
- * keep the same contract: exactly once, flush()/close() drain everything,
- * stats() accounts for every record.
+ * record. By default the processing (building events, mask and drop
+ * policies, redaction, SQLite writes) runs in a worker thread
+ * (worker-log.ts), so neither its CPU time nor its garbage lands on the
+ * thread that serves requests; a log with a remote sink, a console stream of
+ * the caller's, or `worker: false` processes on the recording thread, a
+ * batch per event-loop turn (local-log.ts). Both log the same events, built
+ * from what the record held when it was recorded, and keep the same
+ * contract: exactly once, flush()/close() drain everything, stats() accounts
+ * for every record.
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";

@@ -1,10 +1,15 @@
 /**
  * The decision log with its processing in a worker thread: the recording
  * thread (the API's) only stamps the time and queues each record, then, on
- * the next turn of the event loop, builds the events and their JSON text
- * (the snapshot, taken while the PDP's objects are current) and posts them
- * in one message. Drop and mask policies, redaction and the SQLite writes
- * run in the worker (worker.ts), off the request path and off this heap.
+ * the next turn of the event loop, posts the queued records in one message.
+ * A record the engine evaluated travels as its parts: the ids and times and
+ * the engine's own JSON texts of input and result, taken at evaluation, so
+ * nothing later can change them; the worker builds the event from them.
+ * Other records (an error, an evaluator without texts) travel as their
+ * snapshot, the event's JSON text built here while the objects it refers to
+ * are current. Building events, drop and mask policies, redaction and the
+ * SQLite writes run in the worker (worker.ts), off the request path and off
+ * this heap.
  *
  * Same contract as the in-thread log (local-log.ts): every record is
  * accounted for exactly once; flush() resolves when everything recorded
@@ -29,18 +34,18 @@ import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeli
 import type { ErrorReporter } from "./sink";
 import { openForAppend } from "./store";
 import type { WorkerInit } from "./worker";
-import { WorkerStats, type FromWorker, type ToWorker } from "./worker-protocol";
+import { EventItems, WorkerStats, type EventItem, type FromWorker, type ToWorker } from "./worker-protocol";
 
 /** Bundles the worker keeps loaded (hot reloads are rare; older ones are released and re-sent if needed). */
 const MAX_BUNDLES = 4;
 /**
- * Snapshots wait up to this long (or until POST_AT_ITEMS) before one message
+ * Events wait up to this long (or until POST_AT_EVENTS) before one message
  * carries them over: every message wakes the worker, and waking it for each
  * request or two cost more CPU than the events' processing. The SQLite sink
  * batches for 100 ms anyway; flush() and close() post at once.
  */
 const POST_EVERY_MS = 10;
-const POST_AT_ITEMS = 512;
+const POST_AT_EVENTS = 256;
 /**
  * Events posted but not yet finished by the worker beyond which the
  * recording thread waits for it (at most MAX_WAIT_MS per post): a worker that
@@ -56,7 +61,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   const names = sinkNames(config);
   const buffer = WorkerStats.allocate(names.length);
   const shared = new WorkerStats(buffer, names.length);
-  const init: WorkerInit = { config, maskOptions, stats: buffer };
+  const init: WorkerInit = { config, source, maskOptions, stats: buffer };
   const worker = new Worker(workerEntry(), { workerData: init });
   // Like the sinks' timers: the log must not keep a finished process alive; shutdown calls close().
   worker.unref();
@@ -72,7 +77,8 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   let lateDrops = 0; // records after close
   let nextId = 0;
   let drainScheduled = false;
-  let outbox: Array<string | null> = []; // snapshots not yet posted: flat [json, bundle key or null, ...]
+  let outbox: EventItem[] = []; // events not yet posted, encoded by EventItems
+  let outboxCount = 0;
   let postTimer: NodeJS.Timeout | undefined;
   let state: "running" | "failed" | "closed" = "running";
   let fallback: ManagedDecisionLog | undefined; // in-thread processing after a worker failure
@@ -89,8 +95,9 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   function fail(reason: string): void {
     if (state !== "running") return;
     state = "failed";
-    lost = sent - shared.processed() + outbox.length / 2;
+    lost = sent - shared.processed() + outboxCount;
     outbox = [];
+    outboxCount = 0;
     onError(new DecisionLogError("log_worker_failed", `decision log worker ${reason}; ${lost} events not confirmed written, later ones processed in-thread`));
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
     for (const { record } of queue.splice(0)) fallback.record(record);
@@ -126,28 +133,12 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
     if (queue.length === 0 || state !== "running") return;
     for (const { record, ns } of queue.splice(0)) {
       try {
-        const { event, json, error } = snapshotRecord(record, source, formatTimestamp(ns));
-        if (error) {
-          mine.failSafe++;
-          onError(error);
-          outbox.push(json, null);
-        } else if (!record.evaluate) {
-          outbox.push(json, null);
-        } else if (record.bundle) {
+        if (record.bundle && record.evaluate && EventItems.shippable(record)) {
           const key = keyOf(record.bundle); // first: it may post (and replace) the outbox
-          outbox.push(json, key);
+          EventItems.pushParts(outbox, record, ns, key);
+          outboxCount++;
         } else {
-          // An evaluator the worker cannot load: drop and mask here; the worker still redacts (idempotent).
-          const outcome = maskAndDrop(event, json, record.evaluate, maskOptions);
-          if (outcome.dropped) {
-            mine.droppedByPolicy++;
-            continue;
-          }
-          if (outcome.error) {
-            mine.failSafe++;
-            onError(outcome.error);
-          }
-          outbox.push(outcome.json, null);
+          snapshotHere(record, ns);
         }
       } catch (err) {
         // The steps above handle their own failures; reaching here is a bug, so it is counted and reported.
@@ -155,18 +146,48 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
         onError(new DecisionLogError("event_build_error", messageOf(err)));
       }
     }
-    if (outbox.length >= POST_AT_ITEMS) postEvents();
-    else if (outbox.length > 0) postTimer ??= setTimeout(postEvents, POST_EVERY_MS).unref();
+    if (outboxCount >= POST_AT_EVENTS) postEvents();
+    else if (outboxCount > 0) postTimer ??= setTimeout(postEvents, POST_EVERY_MS).unref();
+  }
+
+  /** A record that travels as its snapshot, built on this thread. */
+  function snapshotHere(record: DecisionRecord, ns: bigint): void {
+    const { event, json, error } = snapshotRecord(record, source, formatTimestamp(ns));
+    if (error) {
+      mine.failSafe++;
+      onError(error);
+      EventItems.pushSnapshot(outbox, json, null);
+    } else if (!record.evaluate) {
+      EventItems.pushSnapshot(outbox, json, null);
+    } else if (record.bundle) {
+      const key = keyOf(record.bundle); // first: it may post (and replace) the outbox
+      EventItems.pushSnapshot(outbox, json, key);
+    } else {
+      // An evaluator the worker cannot load: drop and mask here; the worker still redacts (idempotent).
+      const outcome = maskAndDrop(event, json, record.evaluate, maskOptions);
+      if (outcome.dropped) {
+        mine.droppedByPolicy++;
+        return;
+      }
+      if (outcome.error) {
+        mine.failSafe++;
+        onError(outcome.error);
+      }
+      EventItems.pushSnapshot(outbox, outcome.json, null);
+    }
+    outboxCount++;
   }
 
   function postEvents(): void {
     if (postTimer) clearTimeout(postTimer);
     postTimer = undefined;
-    if (outbox.length === 0 || state !== "running") return;
+    if (outboxCount === 0 || state !== "running") return;
     const items = outbox;
+    const count = outboxCount;
     outbox = [];
-    post({ type: "events", items });
-    sent += items.length / 2;
+    outboxCount = 0;
+    post({ type: "events", items, count });
+    sent += count;
     const deadline = Date.now() + MAX_WAIT_MS;
     while (sent - shared.processed() > MAX_IN_FLIGHT && Date.now() < deadline) shared.waitForProgress(50);
   }
@@ -231,7 +252,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
         droppedByPolicy: sum("droppedByPolicy"),
         failSafe: sum("failSafe"),
         internalErrors: sum("internalErrors") + lost,
-        queued: queue.length + outbox.length / 2 + inFlight + (local?.queued ?? 0),
+        queued: queue.length + outboxCount + inFlight + (local?.queued ?? 0),
         sinks,
       };
     },

@@ -3,6 +3,7 @@
  * (worker.ts) tell each other, and the shared-memory layout of the worker's
  * counters.
  */
+import type { DecisionRecord } from "../types";
 import type { LogCounts } from "./pipeline";
 import type { SinkStats } from "./sink";
 
@@ -11,8 +12,8 @@ export type ToWorker =
   | { type: "bundle"; key: string; bytes: Uint8Array }
   /** No later event needs this bundle unless it is sent again. */
   | { type: "release"; key: string }
-  /** Flat pairs [event JSON, bundle key or null (no policy to evaluate), ...]: one array of strings clones cheaply. */
-  | { type: "events"; items: Array<string | null> }
+  /** `count` events, encoded one after another in `items` by EventItems (a flat array of primitives clones cheaply). */
+  | { type: "events"; items: EventItem[]; count: number }
   | { type: "flush"; id: number }
   | { type: "close"; id: number };
 
@@ -71,3 +72,96 @@ export class WorkerStats {
     return stats;
   }
 }
+
+/** One slot of an events message: strings, numbers, the time as a bigint, or null for "absent". */
+export type EventItem = string | number | bigint | null;
+
+/** The first slot of each encoded event: how the rest of it reads. */
+const SNAPSHOT = 0;
+const PARTS = 1;
+
+/**
+ * A decision as the worker rebuilds it: the record's fields that go into the
+ * event, with input and result as their JSON texts only.
+ */
+export interface ShippedRecord {
+  decisionId: string;
+  ns: bigint;
+  path: string;
+  revision: string;
+  requestedBy: string | undefined;
+  reqId: number | undefined;
+  evalNs: number;
+  inputJson: string;
+  resultJson: string | undefined;
+}
+
+/**
+ * How events travel in an `events` message. Most records go as their PARTS
+ * (ids, times and the engine's own JSON texts of input and result: nothing
+ * to build on the recording thread, which serves requests); the worker
+ * assembles the event from them exactly as the recording thread would. A
+ * record whose texts are missing (an evaluator other than the engine) or
+ * that carries an error goes as its SNAPSHOT, built on the recording thread
+ * while the objects it refers to are current.
+ *
+ *   [SNAPSHOT, json, bundle key | null]
+ *   [PARTS, decisionId, ns, path, revision, requestedBy, reqId, evalNs, inputJson, resultJson, bundle key]
+ */
+export const EventItems = {
+  /** Whether `record` can travel as parts: texts for what it has, nothing the worker could not rebuild faithfully. */
+  shippable(record: DecisionRecord): boolean {
+    const context = record.context;
+    return (
+      record.error === undefined &&
+      typeof record.decisionId === "string" &&
+      record.decisionId !== "" &&
+      typeof record.path === "string" &&
+      typeof record.revision === "string" &&
+      typeof record.evalNs === "number" &&
+      typeof record.inputJson === "string" &&
+      record.input !== undefined &&
+      (record.result === undefined || typeof record.resultJson === "string") &&
+      (context === undefined || context === null || ((context.requestedBy === undefined || typeof context.requestedBy === "string") && (context.reqId === undefined || typeof context.reqId === "number")))
+    );
+  },
+
+  pushSnapshot(items: EventItem[], json: string, key: string | null): void {
+    items.push(SNAPSHOT, json, key);
+  },
+
+  /** `record` must be shippable(). */
+  pushParts(items: EventItem[], record: DecisionRecord, ns: bigint, key: string): void {
+    const context = record.context ?? {};
+    const resultJson = record.result === undefined ? null : record.resultJson!;
+    items.push(PARTS, record.decisionId, ns, record.path, record.revision, context.requestedBy ?? null, context.reqId ?? null, record.evalNs, record.inputJson!, resultJson, key);
+  },
+
+  /** Calls `onSnapshot` or `onParts` for each event of `items`, in order. */
+  read(items: EventItem[], onSnapshot: (json: string, key: string | null) => void, onParts: (parts: ShippedRecord, key: string) => void): void {
+    let i = 0;
+    while (i < items.length) {
+      if (items[i] === SNAPSHOT) {
+        onSnapshot(items[i + 1] as string, items[i + 2] as string | null);
+        i += 3;
+        continue;
+      }
+      const at = (n: number): EventItem => items[i + n];
+      onParts(
+        {
+          decisionId: at(1) as string,
+          ns: at(2) as bigint,
+          path: at(3) as string,
+          revision: at(4) as string,
+          requestedBy: (at(5) as string | null) ?? undefined,
+          reqId: (at(6) as number | null) ?? undefined,
+          evalNs: at(7) as number,
+          inputJson: at(8) as string,
+          resultJson: (at(9) as string | null) ?? undefined,
+        },
+        at(10) as string,
+      );
+      i += 11;
+    }
+  },
+};

@@ -1,8 +1,10 @@
 /**
- * The decision log's worker thread (started by worker-log.ts): drop and mask
- * policies, sinks (SQLite), counts. The recording thread sends each event
- * as its JSON text (the snapshot) with the key of the bundle that decided;
- * this thread loads each bundle once from the bytes the PDP loaded (its own
+ * The decision log's worker thread (started by worker-log.ts): building
+ * events, drop and mask policies, sinks (SQLite), counts. The recording
+ * thread sends each event as its parts or its snapshot (worker-protocol.ts)
+ * with the key of the bundle that decided; this thread builds the event's
+ * JSON text from the parts exactly as the recording thread would, and loads
+ * each bundle once from the bytes the PDP loaded (its own
  * Wasm instance: policies are not shared between threads) and evaluates the
  * bundle's system/log policies exactly as the in-thread log does.
  *
@@ -15,17 +17,46 @@
 import * as os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { Engine } from "../engine";
-import type { PolicyEvaluator } from "../types";
+import type { DecisionRecord, PolicyEvaluator } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
+import { formatTimestamp, type EventSource } from "./event";
 import type { LogEvent, MaskOptions } from "./mask";
-import { createSinks, EventProcessor, type SinkConfig } from "./pipeline";
+import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { Sink } from "./sink";
-import { WorkerStats, type ToWorker, type FromWorker } from "./worker-protocol";
+import { EventItems, WorkerStats, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 
 export interface WorkerInit {
   config: SinkConfig;
+  source: EventSource;
   maskOptions: MaskOptions;
   stats: SharedArrayBuffer;
+}
+
+/**
+ * Stand-ins for the input and result objects a shipped record no longer
+ * has: the event refers to them and its snapshot splices in their texts
+ * (snapshotOf), so they are never serialised themselves.
+ */
+const SHIPPED_INPUT = Object.freeze({}) as DecisionRecord["input"];
+const SHIPPED_RESULT = Object.freeze({});
+
+/** The record the parts came from, as far as the event needs it. */
+function recordOf(parts: ShippedRecord): DecisionRecord {
+  const record: DecisionRecord = {
+    decisionId: parts.decisionId,
+    path: parts.path,
+    input: SHIPPED_INPUT,
+    inputJson: parts.inputJson,
+    revision: parts.revision,
+    context: { requestedBy: parts.requestedBy, reqId: parts.reqId },
+    evalNs: parts.evalNs,
+    evaluate: null,
+  };
+  if (parts.resultJson !== undefined) {
+    record.result = SHIPPED_RESULT;
+    record.resultJson = parts.resultJson;
+  }
+  return record;
 }
 
 /** How often counters reach shared memory between batches (sinks write on their own timers). */
@@ -63,6 +94,17 @@ function main(): void {
   const publish = (): void => stats.write(processed, processor.counts, sinks.map((s) => s.stats()));
   const timer = setInterval(publish, PUBLISH_EVERY_MS);
 
+  function processSnapshot(json: string, evaluate: PolicyEvaluator | null): void {
+    try {
+      processor.process(JSON.parse(json) as LogEvent, json, evaluate);
+    } catch (err) {
+      // process() handles its own failures; reaching here is a bug, so it is counted and reported.
+      processor.counts.internalErrors++;
+      onError(new DecisionLogError("event_build_error", messageOf(err)));
+    }
+    processed++;
+  }
+
   async function handle(message: ToWorker): Promise<void> {
     switch (message.type) {
       case "bundle":
@@ -72,22 +114,38 @@ function main(): void {
         bundles.delete(message.key);
         ready.delete(message.key);
         return;
-      case "events":
-        for (let i = 0; i < message.items.length; i += 2) {
-          const json = message.items[i] as string;
-          const key = message.items[i + 1] as string | null;
-          try {
-            const evaluate = key === null ? null : (ready.get(key) ?? (await evaluatorFor(key)));
-            processor.process(JSON.parse(json) as LogEvent, json, evaluate);
-          } catch (err) {
-            // process() handles its own failures; reaching here is a bug, so it is counted and reported.
-            processor.counts.internalErrors++;
-            onError(new DecisionLogError("event_build_error", messageOf(err)));
-          }
-          processed++;
-        }
+      case "events": {
+        // Bundles load asynchronously: look up every key the batch needs first, then process in order.
+        const evaluators = new Map<string, PolicyEvaluator>();
+        const keys = new Set<string>();
+        EventItems.read(message.items, (_json, key) => key !== null && keys.add(key), (_parts, key) => keys.add(key));
+        for (const key of keys) evaluators.set(key, ready.get(key) ?? (await evaluatorFor(key)));
+        const evaluatorOf = (key: string | null): PolicyEvaluator | null => (key === null ? null : evaluators.get(key)!);
+        EventItems.read(
+          message.items,
+          (json, key) => processSnapshot(json, evaluatorOf(key)),
+          (parts, key) => {
+            let built: ReturnType<typeof snapshotRecord>;
+            try {
+              built = snapshotRecord(recordOf(parts), init.source, formatTimestamp(parts.ns));
+            } catch (err) {
+              // snapshotRecord handles its own failures; reaching here is a bug, so it is counted and reported.
+              processor.counts.internalErrors++;
+              onError(new DecisionLogError("event_build_error", messageOf(err)));
+              processed++;
+              return;
+            }
+            if (built.error) {
+              // Not expected from texts and primitives; if it happens, the event is logged without input, as on the recording thread.
+              processor.counts.failSafe++;
+              onError(built.error);
+            }
+            processSnapshot(built.json, built.error ? null : evaluatorOf(key));
+          },
+        );
         publish();
         return;
+      }
       case "flush":
         await Promise.all(sinks.map((s) => s.flush()));
         publish();

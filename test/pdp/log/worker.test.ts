@@ -86,3 +86,28 @@ test("more bundles than the worker keeps: released ones are sent again when a la
     expect(byId.get(d.decisionId)!.event.erased).toEqual(["/input/actor/id"]); // masked by its own bundle, not failed safe
   });
 });
+
+test("an event the worker builds from a decision's parts is the event the recording thread would have built", async () => {
+  const engine = await Engine.load(bundleOf({ revision: "r-parts" }), "test");
+  const run = async (worker: boolean) => {
+    const file = path.join(tempDir(), "decisions.db");
+    const log = createDecisionLog({ db: file, worker, instanceId: "instance-1", labels: { team: "security" } });
+    const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+    const context = (n: number) => ({ requestedBy: "10.0.0.7:51234", reqId: n, decisionId: `d-${n}` });
+    decide(engine, deps, member(), context(1)); // allowed: travels as parts
+    decide(engine, deps, member({ actor: { id: "u_mallory", tenant: "t_acme", roles: [] } }), context(2)); // denied: parts
+    decide(engine, deps, member({ fields: { submitted: ["password"] } }), { reqId: 3, decisionId: "d-3" }); // redacted in the worker
+    decide(null, deps, member(), context(4)); // no bundle: the PDP's own deny, an error, travels as its snapshot
+    await log.close();
+    // The time is read at record(), separately in each run; everything else must match to the byte.
+    const events = [...(await logged(file)).values()].sort((a, b) => (a.decision_id < b.decision_id ? -1 : 1));
+    return events.map((e) => JSON.stringify({ ...e.event, timestamp: "", metrics: {} }));
+  };
+  const [inWorker, inThread] = [await run(true), await run(false)];
+  expect(inWorker).toHaveLength(4);
+  expect(inWorker).toEqual(inThread);
+  const first = JSON.parse(inWorker[0]) as Record<string, unknown>;
+  expect(first).toEqual(
+    expect.objectContaining({ decision_id: "d-1", labels: { team: "security", id: "instance-1", version: expect.any(String) }, path: "portcullis/decision", bundles: { portcullis: { revision: "r-parts" } }, requested_by: "10.0.0.7:51234", req_id: 1 }),
+  );
+});
