@@ -36,6 +36,7 @@ import { openDatabase } from "../db";
 import { createPdp } from "../pdp";
 import { createDecisionLog } from "../pdp/log";
 import { runLoad, type LoadResult } from "./load";
+import { describeCompetition, machineCpu } from "./machine";
 
 const ROOT = path.resolve(__dirname, "../..");
 const INVOICE = "inv_alice_1";
@@ -158,10 +159,15 @@ async function main(argv: string[]): Promise<void> {
   const modes: Mode[] = argv.includes("--breakdown") ? ["bare", "full", "nolog"] : ["bare", "full"];
   const runs: Record<Mode, Result[]> = { bare: [], full: [], nolog: [] };
   const servers: Array<{ mode: Mode; child: ChildProcess; ready: Ready }> = [];
+  let competition = "";
   try {
     for (const mode of modes) servers.push({ mode, ...(await start(mode, dir)) });
     const per = Math.max(1, seconds / rounds);
     for (const s of servers) await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: Math.min(2, per), connections }); // warm-up: JIT, statement caches
+    const machineBefore = machineCpu();
+    const ownBefore = process.cpuUsage();
+    const serversBefore = await Promise.all(servers.map((s) => cpuOf(s.child)));
+    const wallBefore = process.hrtime.bigint();
     for (let round = 0; round < rounds; round++) {
       for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
         const before = await cpuOf(s.child);
@@ -173,6 +179,10 @@ async function main(argv: string[]): Promise<void> {
         runs[s.mode].push(result);
       }
     }
+    const serversAfter = await Promise.all(servers.map((s) => cpuOf(s.child)));
+    const own = process.cpuUsage(ownBefore);
+    const serversUs = serversAfter.reduce((sum, r, i) => sum + r.processUs - serversBefore[i].processUs, 0);
+    competition = describeCompetition(machineBefore, machineCpu(), (own.user + own.system + serversUs) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
   } finally {
     for (const s of servers) s.child.kill("SIGKILL");
     fs.rmSync(dir, { recursive: true, force: true });
@@ -182,6 +192,7 @@ async function main(argv: string[]): Promise<void> {
   const fmt = (r: Result) =>
     `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req (main thread ${r.mainUs?.toFixed(0) ?? "n/a"}), load generator ${r.clientCpuUs.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
   console.log(`GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`);
+  console.log(competition);
   console.log(`bare express + SQLite: ${fmt(results.bare)}`);
   console.log(`full chain:            ${fmt(results.full)}`);
   const ratio = results.full.rps / results.bare.rps;

@@ -24,6 +24,7 @@ import { compile, packageRoot } from "../pdp/compiler";
 import { writeBundle } from "../pdp/compiler/bundle";
 import { createDecisionLog } from "../pdp/log";
 import type { Decision, DecisionInput, DecisionLog, PolicyEvaluator } from "../pdp/types";
+import { describeCompetition, machineCpu } from "./machine";
 
 const ENTRYPOINTS = ["portcullis/decision", "system/log/mask", "system/log/drop"];
 const ROUNDS = 15;
@@ -183,6 +184,9 @@ async function main(): Promise<void> {
 
     // The decision log's policies, evaluated as pdp/log does: with the whole event as input.
     const event = { decision_id: sample.decisionId, labels: { id: sample.decisionId, version: "0.1.0" }, timestamp: new Date().toISOString(), path: "portcullis/decision", input: INPUT, result: policyDecision, bundles: { portcullis: { revision: "bench" } } };
+    const machineBefore = machineCpu();
+    const ownBefore = process.cpuUsage();
+    const wallBefore = process.hrtime.bigint();
     const policies = [];
     for (const ep of entrypoints.slice(1)) policies.push([ep, await measure(() => evaluate!(ep, event))] as const);
 
@@ -196,8 +200,11 @@ async function main(): Promise<void> {
     await logged.close();
     const stats = log.stats();
     await log.close();
+    const ownCpu = process.cpuUsage(ownBefore);
+    const competition = describeCompetition(machineBefore, machineCpu(), (ownCpu.user + ownCpu.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
 
     console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} CPUs (p99 is mostly scheduling noise when loaded)`);
+    console.log(competition);
     console.log(`medians over ${ROUNDS} rounds of ${PER_ROUND} calls (per-call hrtime, ~0.05 µs of it is the timer)`);
     console.log(`hand-written TypeScript     p50 ${us(hand.p50)}  p99 ${us(hand.p99)}`);
     console.log(`decide(), no-op log         p50 ${us(plain.p50)}  p99 ${us(plain.p99)}  (${(plain.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
