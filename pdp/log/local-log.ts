@@ -34,23 +34,14 @@ export function createLocalDecisionLog(config: SinkConfig, source: EventSource, 
     drainScheduled = false;
     for (const { record, ns } of queue.splice(0)) {
       try {
-        processRecord(record, formatTimestamp(ns));
+        // A failed snapshot is logged without its input: nothing is left for the policies to mask.
+        processor.processBuilt(snapshotRecord(record, source, formatTimestamp(ns)), record.evaluate ?? null);
       } catch (err) {
-        // processRecord() handles its own failures; reaching here is a bug, so it is counted and reported.
+        // The steps handle their own failures; reaching here is a bug, so it is counted and reported.
         counts.internalErrors++;
         onError(new DecisionLogError("event_build_error", messageOf(err)));
       }
     }
-  }
-
-  function processRecord(record: DecisionRecord, timestamp: string): void {
-    const { event, json, error } = snapshotRecord(record, source, timestamp);
-    if (error) {
-      counts.failSafe++;
-      onError(error);
-    }
-    // Without its input there is nothing left for the policies to mask.
-    processor.process(event, json, error ? null : (record.evaluate ?? null));
   }
 
   return {

@@ -79,6 +79,18 @@ export class EventProcessor {
     readonly counts: LogCounts = zeroCounts(),
   ) {}
 
+  /**
+   * An event as snapshotRecord built it: when building failed, the event (input
+   * erased) is counted fail-safe, reported, and logged without policies.
+   */
+  processBuilt(built: { event: LogEvent; json: string; error?: DecisionLogError }, evaluate: PolicyEvaluator | null): void {
+    if (built.error) {
+      this.counts.failSafe++;
+      this.onError(built.error);
+    }
+    this.process(built.event, built.json, built.error ? null : evaluate);
+  }
+
   /** `evaluate` null: no policy (no bundle, or the event was masked already); redaction still runs. */
   process(event: LogEvent, json: string, evaluate: PolicyEvaluator | null): void {
     const outcome = maskAndDrop(event, json, evaluate, this.options);

@@ -111,7 +111,7 @@ export interface ShippedRecord {
 export const EventItems = {
   /** Whether `record` can travel as parts: texts for what it has, nothing the worker could not rebuild faithfully. */
   shippable(record: DecisionRecord): boolean {
-    const context = record.context;
+    const context = record.context ?? {};
     return (
       record.error === undefined &&
       typeof record.decisionId === "string" &&
@@ -122,7 +122,8 @@ export const EventItems = {
       typeof record.inputJson === "string" &&
       record.input !== undefined &&
       (record.result === undefined || typeof record.resultJson === "string") &&
-      (context === undefined || context === null || ((context.requestedBy === undefined || typeof context.requestedBy === "string") && (context.reqId === undefined || typeof context.reqId === "number")))
+      (context.requestedBy === undefined || typeof context.requestedBy === "string") &&
+      (context.reqId === undefined || typeof context.reqId === "number")
     );
   },
 
@@ -137,30 +138,28 @@ export const EventItems = {
     items.push(PARTS, record.decisionId, ns, record.path, record.revision, context.requestedBy ?? null, context.reqId ?? null, record.evalNs, record.inputJson!, resultJson, key);
   },
 
-  /** Calls `onSnapshot` or `onParts` for each event of `items`, in order. */
-  read(items: EventItem[], onSnapshot: (json: string, key: string | null) => void, onParts: (parts: ShippedRecord, key: string) => void): void {
+  /** The events of `items`, in order: a snapshot's JSON text, or a record's parts; each with its bundle key. */
+  *decode(items: EventItem[]): Generator<{ json: string; parts?: undefined; key: string | null } | { json?: undefined; parts: ShippedRecord; key: string }> {
     let i = 0;
     while (i < items.length) {
       if (items[i] === SNAPSHOT) {
-        onSnapshot(items[i + 1] as string, items[i + 2] as string | null);
+        yield { json: items[i + 1] as string, key: items[i + 2] as string | null };
         i += 3;
         continue;
       }
       const at = (n: number): EventItem => items[i + n];
-      onParts(
-        {
-          decisionId: at(1) as string,
-          ns: at(2) as bigint,
-          path: at(3) as string,
-          revision: at(4) as string,
-          requestedBy: (at(5) as string | null) ?? undefined,
-          reqId: (at(6) as number | null) ?? undefined,
-          evalNs: at(7) as number,
-          inputJson: at(8) as string,
-          resultJson: (at(9) as string | null) ?? undefined,
-        },
-        at(10) as string,
-      );
+      const parts: ShippedRecord = {
+        decisionId: at(1) as string,
+        ns: at(2) as bigint,
+        path: at(3) as string,
+        revision: at(4) as string,
+        requestedBy: (at(5) as string | null) ?? undefined,
+        reqId: (at(6) as number | null) ?? undefined,
+        evalNs: at(7) as number,
+        inputJson: at(8) as string,
+        resultJson: (at(9) as string | null) ?? undefined,
+      };
+      yield { parts, key: at(10) as string };
       i += 11;
     }
   },

@@ -94,17 +94,6 @@ function main(): void {
   const publish = (): void => stats.write(processed, processor.counts, sinks.map((s) => s.stats()));
   const timer = setInterval(publish, PUBLISH_EVERY_MS);
 
-  function processSnapshot(json: string, evaluate: PolicyEvaluator | null): void {
-    try {
-      processor.process(JSON.parse(json) as LogEvent, json, evaluate);
-    } catch (err) {
-      // process() handles its own failures; reaching here is a bug, so it is counted and reported.
-      processor.counts.internalErrors++;
-      onError(new DecisionLogError("event_build_error", messageOf(err)));
-    }
-    processed++;
-  }
-
   async function handle(message: ToWorker): Promise<void> {
     switch (message.type) {
       case "bundle":
@@ -114,38 +103,26 @@ function main(): void {
         bundles.delete(message.key);
         ready.delete(message.key);
         return;
-      case "events": {
-        // Bundles load asynchronously: look up every key the batch needs first, then process in order.
-        const evaluators = new Map<string, PolicyEvaluator>();
-        const keys = new Set<string>();
-        EventItems.read(message.items, (_json, key) => key !== null && keys.add(key), (_parts, key) => keys.add(key));
-        for (const key of keys) evaluators.set(key, ready.get(key) ?? (await evaluatorFor(key)));
-        const evaluatorOf = (key: string | null): PolicyEvaluator | null => (key === null ? null : evaluators.get(key)!);
-        EventItems.read(
-          message.items,
-          (json, key) => processSnapshot(json, evaluatorOf(key)),
-          (parts, key) => {
-            let built: ReturnType<typeof snapshotRecord>;
-            try {
-              built = snapshotRecord(recordOf(parts), init.source, formatTimestamp(parts.ns));
-            } catch (err) {
-              // snapshotRecord handles its own failures; reaching here is a bug, so it is counted and reported.
-              processor.counts.internalErrors++;
-              onError(new DecisionLogError("event_build_error", messageOf(err)));
-              processed++;
-              return;
+      case "events":
+        for (const { json, parts, key } of EventItems.decode(message.items)) {
+          try {
+            const evaluate = key === null ? null : (ready.get(key) ?? (await evaluatorFor(key)));
+            if (json !== undefined) {
+              processor.process(JSON.parse(json) as LogEvent, json, evaluate);
+            } else {
+              // The built event refers to stand-ins for input and result: the sinks get it parsed from its text.
+              const built = snapshotRecord(recordOf(parts), init.source, formatTimestamp(parts.ns));
+              processor.processBuilt({ ...built, event: JSON.parse(built.json) as LogEvent }, evaluate);
             }
-            if (built.error) {
-              // Not expected from texts and primitives; if it happens, the event is logged without input, as on the recording thread.
-              processor.counts.failSafe++;
-              onError(built.error);
-            }
-            processSnapshot(built.json, built.error ? null : evaluatorOf(key));
-          },
-        );
+          } catch (err) {
+            // Each step handles its own failures; reaching here is a bug, so it is counted and reported.
+            processor.counts.internalErrors++;
+            onError(new DecisionLogError("event_build_error", messageOf(err)));
+          }
+          processed++;
+        }
         publish();
         return;
-      }
       case "flush":
         await Promise.all(sinks.map((s) => s.flush()));
         publish();
