@@ -33,3 +33,14 @@ test("the random part differs between ids minted in the same millisecond", () =>
   const tails = new Set(Array.from({ length: 1000 }, () => newDecisionId(t).slice(19)));
   expect(tails.size).toBe(1000);
 });
+
+test("random bytes stay fresh when the pool is refilled in the background between turns of the event loop", async () => {
+  const t = Date.UTC(2033, 0, 1);
+  const tails = new Set<string>();
+  // Several pools' worth, letting the background refill land between batches, as a server does.
+  for (let batch = 0; batch < 100; batch++) {
+    for (let i = 0; i < 100; i++) tails.add(newDecisionId(t).slice(19));
+    await new Promise(setImmediate);
+  }
+  expect(tails.size).toBe(10000);
+});
