@@ -227,7 +227,7 @@ async function main(): Promise<void> {
     console.log(`hand-written TypeScript     p50 ${us(hand.p50)}  p99 ${us(hand.p99)}`);
     console.log(`decide(), no-op log         p50 ${us(plain.p50)}  p99 ${us(plain.p99)}  (${(plain.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
     console.log(`decide(), SQLite log        p50 ${us(withLog.p50)}  p99 ${us(withLog.p99)}  (${(withLog.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
-    const census = (f: Figures): string => `${pct(f.slow.all)} of all calls, ${pct(f.slow.afterTurn)} of those right after an event-loop turn`;
+    const census = (f: Figures): string => `${pct(f.slow.all)} of all calls and ${pct(f.slow.afterTurn)} of the calls right after an event-loop turn`;
     console.log(`calls slower than 2x p50 (p99 reads them past 1%): no-op log ${census(plain)}; SQLite log ${census(withLog)}`);
     console.log(`log cost on the request path: +${us(withLog.p50 - plain.p50)} at p50, +${us(withLog.p99 - plain.p99)} at p99`);
     for (const [ep, f] of policies) console.log(`  of which ${ep} (event of ${JSON.stringify(event).length} bytes)  p50 ${us(f.p50)}  p99 ${us(f.p99)}`);
