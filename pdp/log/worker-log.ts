@@ -1,15 +1,15 @@
 /**
  * The decision log with its processing in a worker thread: the recording
  * thread (the API's) only stamps the time and queues each record, then, on
- * the next turn of the event loop, posts the queued records in one message.
- * A record the engine evaluated travels as its parts: the ids and times and
- * the engine's own JSON texts of input and result, taken at evaluation, so
- * nothing later can change them; the worker builds the event from them.
- * Other records (an error, an evaluator without texts) travel as their
- * snapshot, the event's JSON text built here while the objects it refers to
- * are current. Building events, drop and mask policies, redaction and the
- * SQLite writes run in the worker (worker.ts), off the request path and off
- * this heap.
+ * the next turn of the event loop, writes the queued records into a ring in
+ * shared memory (ring.ts) that the worker reads. A record the engine
+ * evaluated travels as its parts: the ids and times and the engine's own
+ * JSON texts of input and result, taken at evaluation, so nothing later can
+ * change them; the worker builds the event from them. Other records (an
+ * error, an evaluator without texts) travel as their snapshot, the event's
+ * JSON text built here while the objects it refers to are current. Building
+ * events, drop and mask policies, redaction and the SQLite writes run in the
+ * worker (worker.ts), off the request path and off this heap.
  *
  * Same contract as the in-thread log (local-log.ts): every record is
  * accounted for exactly once; flush() resolves when everything recorded
@@ -34,34 +34,39 @@ import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeli
 import type { ErrorReporter } from "./sink";
 import { openForAppend } from "./store";
 import type { WorkerInit } from "./worker";
-import { EventItems, WorkerStats, type EventItem, type FromWorker, type ToWorker } from "./worker-protocol";
+import { allocateRing, RecordBuffer, RingWriter } from "./ring";
+import { EventRecords, WorkerStats, type EncodedEvent, type FromWorker, type ToWorker } from "./worker-protocol";
 
 /** Bundles the worker keeps loaded (hot reloads are rare; older ones are released and re-sent if needed). */
 const MAX_BUNDLES = 4;
 /**
- * Events wait up to this long (or until POST_AT_EVENTS) before one message
- * carries them over: every message wakes the worker, and waking it for each
- * request or two cost more CPU than the events' processing. The SQLite sink
- * batches for 100 ms anyway; flush() and close() post at once.
+ * The ring between this thread and the worker: ~5000 events of a typical
+ * size, a quarter of a second of the worker's work. A full ring makes this
+ * thread wait for the worker (up to MAX_WAIT_MS per event), as the
+ * in-thread log would make it work, instead of growing memory or dropping
+ * events; an event larger than the ring takes goes by message.
  */
-const POST_EVERY_MS = 10;
-const POST_AT_EVENTS = 256;
-/**
- * Events posted but not yet finished by the worker beyond which the
- * recording thread waits for it (at most MAX_WAIT_MS per post): a worker that
- * cannot keep up slows requests down, as the in-thread log would, instead of
- * growing memory without bound or dropping events.
- */
-const MAX_IN_FLIGHT = 20_000;
+export const RING_BYTES = 4 * 1024 * 1024;
 const MAX_WAIT_MS = 1000;
+/**
+ * An idle worker is woken (a message) once WAKE_AT_EVENTS events wait in the
+ * ring, or WAKE_EVERY_MS after the first of them: waking it for each request
+ * or two cost more CPU than the events' processing. A worker that is
+ * reading takes new events as they come, unwoken. The SQLite sink batches
+ * for 100 ms anyway; flush() and close() reach the worker at once.
+ */
+const WAKE_EVERY_MS = 10;
+const WAKE_AT_EVENTS = 256;
 
-export function createWorkerDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): ManagedDecisionLog {
+export function createWorkerDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter, ringBytes = RING_BYTES): ManagedDecisionLog {
   // Open the store here first, so a bad path or a broken file fails createDecisionLog as it does in-thread.
   if (config.db !== undefined) openForAppend(typeof config.db === "string" ? config.db : config.db.file).close();
   const names = sinkNames(config);
   const buffer = WorkerStats.allocate(names.length);
   const shared = new WorkerStats(buffer, names.length);
-  const init: WorkerInit = { config, source, maskOptions, stats: buffer };
+  const ringBuffer = allocateRing(ringBytes);
+  const ring = new RingWriter(ringBuffer);
+  const init: WorkerInit = { config, source, maskOptions, stats: buffer, ring: ringBuffer };
   const worker = new Worker(workerEntry(), { workerData: init });
   // Like the sinks' timers: the log must not keep a finished process alive; shutdown calls close().
   worker.unref();
@@ -72,14 +77,17 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   const loaded = new Set<string>(); // bundle keys the worker holds, oldest first (keys only: old bundles' bytes can go)
   const waiting = new Map<number, () => void>();
   let recorded = 0;
-  let sent = 0;
+  let sent = 0; // events written to the ring or posted
   let lost = 0; // events the worker had not finished when it failed
   let lateDrops = 0; // records after close
   let nextId = 0;
   let drainScheduled = false;
-  let outbox: EventItem[] = []; // events not yet posted, encoded by EventItems
-  let outboxCount = 0;
-  let postTimer: NodeJS.Timeout | undefined;
+  let unannounced = 0; // events written to the ring since the worker was last woken
+  let wakeTimer: NodeJS.Timeout | undefined;
+  let overflow: Uint8Array[] = []; // events for the next `events` message
+  // Events sent by message, counted up to here: until the worker has finished them, later events go by
+  // message too, so the worker takes every event in the order it was recorded.
+  let messagesUntil = 0;
   let state: "running" | "failed" | "closed" = "running";
   let fallback: ManagedDecisionLog | undefined; // in-thread processing after a worker failure
 
@@ -95,9 +103,8 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   function fail(reason: string): void {
     if (state !== "running") return;
     state = "failed";
-    lost = sent - shared.processed() + outboxCount;
-    outbox = [];
-    outboxCount = 0;
+    lost = sent - shared.processed();
+    overflow = [];
     onError(new DecisionLogError("log_worker_failed", `decision log worker ${reason}; ${lost} events not confirmed written, later ones processed in-thread`));
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
     for (const { record } of queue.splice(0)) fallback.record(record);
@@ -118,7 +125,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   function keyOf(bundle: BundleRef): string {
     if (loaded.has(bundle.key)) return bundle.key;
     if (loaded.size >= MAX_BUNDLES) {
-      postEvents(); // events for the bundle about to be released go first
+      postOverflow(); // events for the bundle about to be released go first (the ring's are read before any message)
       const oldest = loaded.values().next().value as string;
       loaded.delete(oldest);
       post({ type: "release", key: oldest });
@@ -133,10 +140,8 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
     if (queue.length === 0 || state !== "running") return;
     for (const { record, ns } of queue.splice(0)) {
       try {
-        if (record.bundle && record.evaluate && EventItems.shippable(record)) {
-          const key = keyOf(record.bundle); // first: it may post (and replace) the outbox
-          EventItems.pushParts(outbox, record, ns, key);
-          outboxCount++;
+        if (record.bundle && record.evaluate && EventRecords.shippable(record)) {
+          send(EventRecords.parts(record, ns, keyOf(record.bundle)));
         } else {
           snapshotHere(record, ns);
         }
@@ -146,8 +151,9 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
         onError(new DecisionLogError("event_build_error", messageOf(err)));
       }
     }
-    if (outboxCount >= POST_AT_EVENTS) postEvents();
-    else if (outboxCount > 0) postTimer ??= setTimeout(postEvents, POST_EVERY_MS).unref();
+    postOverflow();
+    if (unannounced >= WAKE_AT_EVENTS) wake();
+    else if (unannounced > 0) wakeTimer ??= setTimeout(wake, WAKE_EVERY_MS).unref();
   }
 
   /** A record that travels as its snapshot, built on this thread. */
@@ -156,12 +162,11 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
     if (error) {
       mine.failSafe++;
       onError(error);
-      EventItems.pushSnapshot(outbox, json, null);
+      send(EventRecords.snapshot(json, null));
     } else if (!record.evaluate) {
-      EventItems.pushSnapshot(outbox, json, null);
+      send(EventRecords.snapshot(json, null));
     } else if (record.bundle) {
-      const key = keyOf(record.bundle); // first: it may post (and replace) the outbox
-      EventItems.pushSnapshot(outbox, json, key);
+      send(EventRecords.snapshot(json, keyOf(record.bundle)));
     } else {
       // An evaluator the worker cannot load: drop and mask here; the worker still redacts (idempotent).
       const outcome = maskAndDrop(event, json, record.evaluate, maskOptions);
@@ -173,23 +178,45 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
         mine.failSafe++;
         onError(outcome.error);
       }
-      EventItems.pushSnapshot(outbox, outcome.json, null);
+      send(EventRecords.snapshot(outcome.json, null));
     }
-    outboxCount++;
   }
 
-  function postEvents(): void {
-    if (postTimer) clearTimeout(postTimer);
-    postTimer = undefined;
-    if (outboxCount === 0 || state !== "running") return;
-    const items = outbox;
-    const count = outboxCount;
-    outbox = [];
-    outboxCount = 0;
-    post({ type: "events", items, count });
-    sent += count;
+  /** Into the ring, or into the next `events` message when it does not fit, the ring stays full, or messages are ahead of it. */
+  function send(event: EncodedEvent): void {
+    sent++;
+    if (overflow.length === 0 && shared.processed() >= messagesUntil && writeToRing(event)) {
+      unannounced++;
+      return;
+    }
+    overflow.push(RecordBuffer.encode(event.bound, event.fill));
+  }
+
+  function writeToRing(event: EncodedEvent): boolean {
+    if (ring.write(event.bound, event.fill)) return true;
+    if (event.bound > ring.maxRecord) return false;
+    // Full: the worker is behind. Wake it if it sleeps between wake-ups, and wait for room.
+    wake();
     const deadline = Date.now() + MAX_WAIT_MS;
-    while (sent - shared.processed() > MAX_IN_FLIGHT && Date.now() < deadline) shared.waitForProgress(50);
+    for (let left = MAX_WAIT_MS; left > 0; left = deadline - Date.now()) {
+      ring.waitForRoom(Math.min(left, 50));
+      if (ring.write(event.bound, event.fill)) return true;
+    }
+    return false;
+  }
+
+  function postOverflow(): void {
+    if (overflow.length === 0 || state !== "running") return;
+    post({ type: "events", records: overflow });
+    overflow = [];
+    messagesUntil = sent;
+  }
+
+  function wake(): void {
+    if (wakeTimer) clearTimeout(wakeTimer);
+    wakeTimer = undefined;
+    unannounced = 0;
+    if (state === "running" && ring.claimWake()) post({ type: "wake" });
   }
 
   function request(type: "flush" | "close"): Promise<void> {
@@ -220,13 +247,12 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
     },
     async flush(): Promise<void> {
       drain();
-      postEvents();
       await request("flush");
       await fallback?.flush();
     },
     async close(): Promise<void> {
       drain();
-      postEvents();
+      if (wakeTimer) clearTimeout(wakeTimer);
       const closed = request("close");
       // From here on records count as after close (the worker takes no more), and its exit is expected.
       if (state === "running") state = "closed";
@@ -252,7 +278,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
         droppedByPolicy: sum("droppedByPolicy"),
         failSafe: sum("failSafe"),
         internalErrors: sum("internalErrors") + lost,
-        queued: queue.length + outboxCount + inFlight + (local?.queued ?? 0),
+        queued: queue.length + inFlight + (local?.queued ?? 0),
         sinks,
       };
     },

@@ -4,6 +4,7 @@
  * counters.
  */
 import type { DecisionRecord } from "../types";
+import { RecordWriter, type RecordReader } from "./ring";
 import type { LogCounts } from "./pipeline";
 import type { SinkStats } from "./sink";
 
@@ -12,8 +13,15 @@ export type ToWorker =
   | { type: "bundle"; key: string; bytes: Uint8Array }
   /** No later event needs this bundle unless it is sent again. */
   | { type: "release"; key: string }
-  /** `count` events, encoded one after another in `items` by EventItems (a flat array of primitives clones cheaply). */
-  | { type: "events"; items: EventItem[]; count: number }
+  /** Events wait in the ring (ring.ts): sent only when the worker said it sleeps. */
+  | { type: "wake" }
+  /**
+   * Events that did not go through the ring (one larger than it takes, or
+   * the ring stayed full), encoded as EventRecords, to be taken after every
+   * event in the ring: the recording thread writes nothing more there until
+   * the worker has finished these.
+   */
+  | { type: "events"; records: Uint8Array[] }
   | { type: "flush"; id: number }
   | { type: "close"; id: number };
 
@@ -54,11 +62,6 @@ export class WorkerStats {
     return Number(Atomics.load(this.slots, 0));
   }
 
-  /** Blocks until `processed` changes or `ms` pass (the recording thread's backpressure); false on timeout. */
-  waitForProgress(ms: number): boolean {
-    return Atomics.wait(this.slots, 0, Atomics.load(this.slots, 0), ms) !== "timed-out";
-  }
-
   counts(): LogCounts {
     return Object.fromEntries(COUNTS.map((name, i) => [name, Number(Atomics.load(this.slots, 1 + i))])) as unknown as LogCounts;
   }
@@ -73,10 +76,7 @@ export class WorkerStats {
   }
 }
 
-/** One slot of an events message: strings, numbers, the time as a bigint, or null for "absent". */
-export type EventItem = string | number | bigint | null;
-
-/** The first slot of each encoded event: how the rest of it reads. */
+/** The first byte of each event record: how the rest of it reads. */
 const SNAPSHOT = 0;
 const PARTS = 1;
 
@@ -96,19 +96,23 @@ export interface ShippedRecord {
   resultJson: string | undefined;
 }
 
+/** An event as the worker reads it: a snapshot's JSON text, or a record's parts; with its bundle key. */
+export type ShippedEvent = { json: string; parts?: undefined; key: string | null } | { json?: undefined; parts: ShippedRecord; key: string };
+
 /**
- * How events travel in an `events` message. Most records go as their PARTS
- * (ids, times and the engine's own JSON texts of input and result: nothing
- * to build on the recording thread, which serves requests); the worker
- * assembles the event from them exactly as the recording thread would. A
- * record whose texts are missing (an evaluator other than the engine) or
- * that carries an error goes as its SNAPSHOT, built on the recording thread
- * while the objects it refers to are current.
+ * How an event is written as a record (RecordWriter, ring.ts). Most records
+ * go as their PARTS (ids, times and the engine's own JSON texts of input and
+ * result: nothing to build on the recording thread, which serves requests);
+ * the worker assembles the event from them exactly as the recording thread
+ * would. A record whose texts are missing (an evaluator other than the
+ * engine) or that carries an error goes as its SNAPSHOT, built on the
+ * recording thread while the objects it refers to are current.
  *
- *   [SNAPSHOT, json, bundle key | null]
- *   [PARTS, decisionId, ns, path, revision, requestedBy, reqId, evalNs, inputJson, resultJson, bundle key]
+ *   SNAPSHOT  json, bundle key | null
+ *   PARTS     ns, evalNs, reqId (NaN: none), decisionId, path, revision,
+ *             requestedBy | null, inputJson, resultJson | null, bundle key
  */
-export const EventItems = {
+export const EventRecords = {
   /** Whether `record` can travel as parts: texts for what it has, nothing the worker could not rebuild faithfully. */
   shippable(record: DecisionRecord): boolean {
     const context = record.context ?? {};
@@ -123,44 +127,62 @@ export const EventItems = {
       record.input !== undefined &&
       (record.result === undefined || typeof record.resultJson === "string") &&
       (context.requestedBy === undefined || typeof context.requestedBy === "string") &&
-      (context.reqId === undefined || typeof context.reqId === "number")
+      (context.reqId === undefined || (typeof context.reqId === "number" && !Number.isNaN(context.reqId)))
     );
   },
 
-  pushSnapshot(items: EventItem[], json: string, key: string | null): void {
-    items.push(SNAPSHOT, json, key);
+  /** A snapshot record, and the most bytes it takes. */
+  snapshot(json: string, key: string | null): EncodedEvent {
+    return {
+      bound: 1 + RecordWriter.textBound(json) + RecordWriter.textBound(key),
+      fill(w) {
+        w.u8(SNAPSHOT);
+        w.text(json);
+        w.text(key);
+      },
+    };
   },
 
-  /** `record` must be shippable(). */
-  pushParts(items: EventItem[], record: DecisionRecord, ns: bigint, key: string): void {
+  /** A parts record (`record` must be shippable()), and the most bytes it takes. */
+  parts(record: DecisionRecord, ns: bigint, key: string): EncodedEvent {
     const context = record.context ?? {};
+    const requestedBy = context.requestedBy ?? null;
     const resultJson = record.result === undefined ? null : record.resultJson!;
-    items.push(PARTS, record.decisionId, ns, record.path, record.revision, context.requestedBy ?? null, context.reqId ?? null, record.evalNs, record.inputJson!, resultJson, key);
+    const texts = [record.decisionId, record.path, record.revision, requestedBy, record.inputJson!, resultJson, key];
+    return {
+      bound: 1 + 3 * 8 + texts.reduce((sum, t) => sum + RecordWriter.textBound(t), 0),
+      fill(w) {
+        w.u8(PARTS);
+        w.u64(ns);
+        w.f64(record.evalNs);
+        w.f64(context.reqId ?? NaN);
+        for (const t of texts) w.text(t);
+      },
+    };
   },
 
-  /** The events of `items`, in order: a snapshot's JSON text, or a record's parts; each with its bundle key. */
-  *decode(items: EventItem[]): Generator<{ json: string; parts?: undefined; key: string | null } | { json?: undefined; parts: ShippedRecord; key: string }> {
-    let i = 0;
-    while (i < items.length) {
-      if (items[i] === SNAPSHOT) {
-        yield { json: items[i + 1] as string, key: items[i + 2] as string | null };
-        i += 3;
-        continue;
-      }
-      const at = (n: number): EventItem => items[i + n];
-      const parts: ShippedRecord = {
-        decisionId: at(1) as string,
-        ns: at(2) as bigint,
-        path: at(3) as string,
-        revision: at(4) as string,
-        requestedBy: (at(5) as string | null) ?? undefined,
-        reqId: (at(6) as number | null) ?? undefined,
-        evalNs: at(7) as number,
-        inputJson: at(8) as string,
-        resultJson: (at(9) as string | null) ?? undefined,
-      };
-      yield { parts, key: at(10) as string };
-      i += 11;
-    }
+  read(r: RecordReader): ShippedEvent {
+    if (r.u8() === SNAPSHOT) return { json: r.text()!, key: r.text() };
+    const ns = r.u64();
+    const evalNs = r.f64();
+    const reqId = r.f64();
+    const parts: ShippedRecord = {
+      ns,
+      evalNs,
+      reqId: Number.isNaN(reqId) ? undefined : reqId,
+      decisionId: r.text()!,
+      path: r.text()!,
+      revision: r.text()!,
+      requestedBy: r.text() ?? undefined,
+      inputJson: r.text()!,
+      resultJson: r.text() ?? undefined,
+    };
+    return { parts, key: r.text()! };
   },
 };
+
+/** An event ready to be written: at most `bound` bytes, written by `fill`. */
+export interface EncodedEvent {
+  bound: number;
+  fill(w: RecordWriter): void;
+}

@@ -1,18 +1,23 @@
 /**
  * The decision log's worker thread (started by worker-log.ts): building
  * events, drop and mask policies, sinks (SQLite), counts. The recording
- * thread sends each event as its parts or its snapshot (worker-protocol.ts)
- * with the key of the bundle that decided; this thread builds the event's
- * JSON text from the parts exactly as the recording thread would, and loads
- * each bundle once from the bytes the PDP loaded (its own
- * Wasm instance: policies are not shared between threads) and evaluates the
- * bundle's system/log policies exactly as the in-thread log does.
+ * thread writes each event, as its parts or its snapshot
+ * (worker-protocol.ts) with the key of the bundle that decided, into the
+ * ring (ring.ts), and wakes this thread with a message when it sleeps. This
+ * thread builds the event's JSON text from the parts exactly as the
+ * recording thread would, loads each bundle once from the bytes the PDP
+ * loaded (its own Wasm instance: policies are not shared between threads)
+ * and evaluates the bundle's system/log policies exactly as the in-thread
+ * log does.
  *
- * Messages are handled one at a time in arrival order (a bundle load
- * finishes before the events that need it), so a flush or close sees every
- * event sent before it. Counters go to shared memory (see WorkerStats) after
- * every batch, every flush and every few milliseconds, so stats() on the
- * recording thread reads them without a round trip.
+ * Messages are handled one at a time in arrival order, each after reading
+ * the ring to its end, so a flush or close sees every event recorded
+ * before it. An event whose bundle message has not arrived yet (the ring is
+ * faster than messages) stops the reading until a message comes; a bundle
+ * load finishes before the events that need it. Counters go to shared
+ * memory (see WorkerStats) after every batch, every flush and every few
+ * milliseconds, so stats() on the recording thread reads them without a
+ * round trip.
  */
 import * as os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
@@ -23,13 +28,16 @@ import { formatTimestamp, type EventSource } from "./event";
 import type { LogEvent, MaskOptions } from "./mask";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { Sink } from "./sink";
-import { EventItems, WorkerStats, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
+import { RecordBuffer, RingReader } from "./ring";
+import { EventRecords, WorkerStats, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 
 export interface WorkerInit {
   config: SinkConfig;
   source: EventSource;
   maskOptions: MaskOptions;
   stats: SharedArrayBuffer;
+  /** The ring the events come through (allocateRing). */
+  ring: SharedArrayBuffer;
 }
 
 /**
@@ -61,12 +69,14 @@ function recordOf(parts: ShippedRecord): DecisionRecord {
 
 /** How often counters reach shared memory between batches (sinks write on their own timers). */
 const PUBLISH_EVERY_MS = 20;
+/** While reading a long run of events, counters reach shared memory every this many. */
+const PUBLISH_EVERY_EVENTS = 256;
 /**
  * The log is background work: on a busy machine the request thread should
  * win the CPU, not this one. Linux applies setpriority(0) to the calling
  * thread only; elsewhere it would nice the whole process, so it is skipped.
  * If this thread falls far behind, the recording thread waits for it
- * (worker-log.ts, MAX_IN_FLIGHT): nothing is dropped.
+ * (worker-log.ts: a full ring): nothing is dropped.
  */
 const WORKER_NICE = 10;
 
@@ -86,6 +96,7 @@ function main(): void {
   const sinks: Sink[] = createSinks(init.config, onError);
   const processor = new EventProcessor(sinks, init.maskOptions, onError);
   const stats = new WorkerStats(init.stats, sinks.length);
+  const ring = new RingReader(init.ring);
   const bundles = new Map<string, Promise<PolicyEvaluator>>();
   /** Loaded evaluators by key, so an event does not wait a microtask for an evaluator that is ready. */
   const ready = new Map<string, PolicyEvaluator>();
@@ -98,37 +109,29 @@ function main(): void {
     switch (message.type) {
       case "bundle":
         bundles.set(message.key, loadEvaluator(message.key, message.bytes));
+        await readRing("until-unknown-bundle"); // events that waited for this bundle
         return;
       case "release":
+        await readRing("until-unknown-bundle"); // the events before the release may still need it
         bundles.delete(message.key);
         ready.delete(message.key);
         return;
+      case "wake":
+        await readRing("until-unknown-bundle");
+        return;
       case "events":
-        for (const { json, parts, key } of EventItems.decode(message.items)) {
-          try {
-            const evaluate = key === null ? null : (ready.get(key) ?? (await evaluatorFor(key)));
-            if (json !== undefined) {
-              processor.process(JSON.parse(json) as LogEvent, json, evaluate);
-            } else {
-              // The built event refers to stand-ins for input and result: the sinks get it parsed from its text.
-              const built = snapshotRecord(recordOf(parts), init.source, formatTimestamp(parts.ns));
-              processor.processBuilt({ ...built, event: JSON.parse(built.json) as LogEvent }, evaluate);
-            }
-          } catch (err) {
-            // Each step handles its own failures; reaching here is a bug, so it is counted and reported.
-            processor.counts.internalErrors++;
-            onError(new DecisionLogError("event_build_error", messageOf(err)));
-          }
-          processed++;
-        }
+        await readRing("all");
+        for (const record of message.records) await processEvent(EventRecords.read(RecordBuffer.reader(record)));
         publish();
         return;
       case "flush":
+        await readRing("all");
         await Promise.all(sinks.map((s) => s.flush()));
         publish();
         send({ type: "done", id: message.id });
         return;
       case "close":
+        await readRing("all");
         // The database (the record of last resort) closes last.
         for (const sink of [...sinks].reverse()) await sink.close();
         clearInterval(timer);
@@ -137,6 +140,52 @@ function main(): void {
         port.close();
         return;
     }
+  }
+
+  /**
+   * Reads and processes the ring's events until it is empty. An event whose
+   * bundle is unknown here stops the reading when its bundle message may
+   * still come ("until-unknown-bundle": after a wake-up, a bundle or a
+   * release); before a flush, a close or an events message ("all") every
+   * bundle message sent before them has arrived, so such an event is a bug
+   * and fails safe like any event of an unknown bundle.
+   */
+  async function readRing(mode: "all" | "until-unknown-bundle"): Promise<void> {
+    let unpublished = 0;
+    for (;;) {
+      const reader = ring.peek();
+      if (reader === null) {
+        if (ring.sleepIfEmpty()) break;
+        continue;
+      }
+      const event = EventRecords.read(reader);
+      if (mode === "until-unknown-bundle" && event.key !== null && !bundles.has(event.key)) break;
+      ring.consume();
+      await processEvent(event);
+      if (++unpublished >= PUBLISH_EVERY_EVENTS) {
+        publish();
+        unpublished = 0;
+      }
+    }
+    publish();
+  }
+
+  async function processEvent({ json, parts, key }: ShippedEvent): Promise<void> {
+    try {
+      const evaluate = key === null ? null : (ready.get(key) ?? (await evaluatorFor(key)));
+      if (json !== undefined) {
+        processor.process(JSON.parse(json) as LogEvent, json, evaluate);
+      } else {
+        // The built event refers to stand-ins for input and result: the sinks get it parsed from its text.
+        const built = snapshotRecord(recordOf(parts), init.source, formatTimestamp(parts.ns));
+        processor.processBuilt({ ...built, event: JSON.parse(built.json) as LogEvent }, evaluate);
+      }
+    } catch (err) {
+      // Each step handles its own failures; reaching here is a bug, so it is counted and reported.
+      processor.counts.internalErrors++;
+      onError(new DecisionLogError("event_build_error", messageOf(err)));
+    }
+    processed++;
   }
 
   /** A bundle that does not load here (it loaded in the PDP, so this is unexpected) fails safe: its events are logged with input erased. */

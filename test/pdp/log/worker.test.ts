@@ -9,6 +9,7 @@ import { decide } from "../../../pdp/decide";
 import { Engine } from "../../../pdp/engine";
 import { createDecisionLog } from "../../../pdp/log";
 import { queryDecisions } from "../../../pdp/log/query";
+import { createWorkerDecisionLog } from "../../../pdp/log/worker-log";
 import { openForRead } from "../../../pdp/log/store";
 import { bundleOf, capturingLogger, DECISION_REGO, member } from "../fixtures";
 import { tempDir } from "./fixtures";
@@ -110,4 +111,59 @@ test("an event the worker builds from a decision's parts is the event the record
   expect(first).toEqual(
     expect.objectContaining({ decision_id: "d-1", labels: { team: "security", id: "instance-1", version: expect.any(String) }, path: "portcullis/decision", bundles: { portcullis: { revision: "r-parts" } }, requested_by: "10.0.0.7:51234", req_id: 1 }),
   );
+});
+
+test("through a small ring: wraps, a full ring, events larger than it takes and reloads, each event logged once and in order", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const source = { instanceId: "i-1", version: "0.0.0", labels: {}, bundleName: "portcullis" };
+  const maskOptions = { maskEntrypoint: "system/log/mask", dropEntrypoint: "system/log/drop" };
+  const errors: string[] = [];
+  // 8 KiB: events over ~2 KiB go by message; a few hundred ordinary ones fill it.
+  const log = createWorkerDecisionLog({ db: file }, source, maskOptions, (e) => void errors.push(e.message), 8192);
+  const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+  const engines = [await Engine.load(bundleOf({ revision: "r-a" }), "a"), await Engine.load(bundleOf({ revision: "r-b", rego: [DECISION_REGO, ERASE_ACTION] }), "b")];
+  const ids: string[] = [];
+  for (let i = 0; i < 1200; i++) {
+    // Every 97th input is ~6 KB (multi-byte names): it cannot go through the ring.
+    const submitted = i % 97 === 0 ? Array.from({ length: 300 }, (_, n) => `champ_é${n}`) : [];
+    const engine = engines[Math.floor(i / 300) % 2]; // a reload every 300 decisions
+    ids.push(decide(engine, deps, member({ fields: { submitted } }), { decisionId: `d-${String(i).padStart(4, "0")}` }).decisionId);
+    if (i % 40 === 0) await new Promise(setImmediate);
+    if (i === 600) expect(log.stats().recorded).toBe(601);
+  }
+  await log.flush();
+  expect(log.stats()).toEqual(expect.objectContaining({ recorded: 1200, logged: 1200, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, queued: 0 }));
+  await log.close();
+  expect(errors).toEqual([]);
+
+  const db = openForRead(file);
+  const rows = db.prepare("SELECT decision_id, revision, event FROM decisions ORDER BY seq").all() as Array<{ decision_id: string; revision: string; event: string }>;
+  db.close();
+  expect(rows.map((r) => r.decision_id)).toEqual(ids);
+  rows.forEach((row, i) => {
+    const event = JSON.parse(row.event) as { erased: string[]; input: { fields: { submitted: string[] } } };
+    const a = Math.floor(i / 300) % 2 === 0;
+    expect(row.revision).toBe(a ? "r-a" : "r-b");
+    expect(event.erased).toEqual([a ? "/input/actor/id" : "/input/action"]); // masked by its own bundle
+    expect(event.input.fields.submitted).toHaveLength(i % 97 === 0 ? 300 : 0);
+  });
+});
+
+test("an event too large for the ring is logged after the ones recorded before it, while the worker sleeps", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const source = { instanceId: "i-1", version: "0.0.0", labels: {}, bundleName: "portcullis" };
+  const maskOptions = { maskEntrypoint: "system/log/mask", dropEntrypoint: "system/log/drop" };
+  const log = createWorkerDecisionLog({ db: file }, source, maskOptions, () => {}, 8192);
+  const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+  const engine = await Engine.load(bundleOf(), "a");
+  decide(engine, deps, member(), { decisionId: "d-0" });
+  await log.flush(); // the worker has the bundle, has read the ring and sleeps
+  // A few small events (too few to wake the worker at once), then one that goes by message, in one turn.
+  const big = member({ fields: { submitted: Array.from({ length: 400 }, (_, n) => `field_${n}`) } });
+  const ids = ["d-0", ...[1, 2, 3, 4].map((n) => decide(engine, deps, n === 4 ? big : member(), { decisionId: `d-${n}` }).decisionId)];
+  await log.close();
+  const db = openForRead(file);
+  const rows = db.prepare("SELECT decision_id FROM decisions ORDER BY seq").all() as Array<{ decision_id: string }>;
+  db.close();
+  expect(rows.map((r) => r.decision_id)).toEqual(ids);
 });

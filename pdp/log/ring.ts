@@ -1,0 +1,250 @@
+/**
+ * A ring of variable-length records in a SharedArrayBuffer, with one
+ * writer (the recording thread) and one reader (the log's worker): how
+ * events reach the worker without a message per batch. A postMessage of a
+ * few hundred events is a structured clone of ~200 KB on the request
+ * thread, and measured as the first call after it running slow (its copies
+ * and allocations evict what the next decision needs); a record written
+ * here is copied once, into memory that is already mapped.
+ *
+ * Layout: a control block of Int32 slots, then `capacity` bytes of records.
+ * HEAD and TAIL count bytes written and consumed since the start, modulo
+ * 2^32 (the capacity is a power of two, so `count & mask` is the offset);
+ * HEAD - TAIL is what waits for the reader. A record is its length (u32)
+ * then its bytes, padded to 4; a record never wraps: when it does not fit
+ * before the end, a PAD length sends the reader back to offset 0.
+ *
+ * The writer publishes a record by storing HEAD after writing its bytes and
+ * the reader frees it by storing TAIL after reading them (Atomics.store /
+ * Atomics.load: the bytes are visible before the counter that covers them).
+ * SLEEPING says the reader found the ring empty and waits for a message;
+ * WAITING says the writer waits for room (RingWriter.waitForRoom).
+ */
+
+const HEAD = 0;
+const TAIL = 1;
+const SLEEPING = 2;
+const WAITING = 3;
+/** The control block: its own 64 bytes, so the records never share a cache line with the counters. */
+const CONTROL_BYTES = 64;
+/** A length no record has: the rest of the ring is unused, continue at offset 0. */
+const PAD = 0xffffffff;
+
+const align4 = (n: number): number => (n + 3) & ~3;
+
+/** A ring of `capacity` bytes (a power of two, at least 64). */
+export function allocateRing(capacity: number): SharedArrayBuffer {
+  if (!Number.isInteger(capacity) || capacity < 64 || (capacity & (capacity - 1)) !== 0 || capacity > 2 ** 30) {
+    throw new RangeError(`ring capacity must be a power of two between 64 bytes and 1 GiB, got ${capacity}`);
+  }
+  const buffer = new SharedArrayBuffer(CONTROL_BYTES + capacity);
+  // The reader starts idle: the first records written must wake it.
+  new Int32Array(buffer, 0, CONTROL_BYTES / 4)[SLEEPING] = 1;
+  return buffer;
+}
+
+/** Both ends' view of the shared buffer. */
+class RingMemory {
+  protected readonly control: Int32Array;
+  protected readonly bytes: Buffer;
+  protected readonly view: DataView;
+  protected readonly capacity: number;
+  protected readonly mask: number;
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.control = new Int32Array(buffer, 0, CONTROL_BYTES / 4);
+    this.capacity = buffer.byteLength - CONTROL_BYTES;
+    this.mask = this.capacity - 1;
+    this.bytes = Buffer.from(buffer, CONTROL_BYTES, this.capacity);
+    this.view = new DataView(buffer, CONTROL_BYTES, this.capacity);
+  }
+
+  /** Bytes written and not yet consumed. */
+  protected used(): number {
+    return (Atomics.load(this.control, HEAD) - Atomics.load(this.control, TAIL)) >>> 0;
+  }
+}
+
+/** Writes primitives into a record; the caller reserves room for the worst case first. */
+export class RecordWriter {
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly view: DataView,
+    /** Where the next primitive goes. */
+    public at: number,
+  ) {}
+
+  u8(n: number): void {
+    this.bytes[this.at++] = n;
+  }
+
+  f64(n: number): void {
+    this.view.setFloat64(this.at, n, true);
+    this.at += 8;
+  }
+
+  u64(n: bigint): void {
+    this.view.setBigUint64(this.at, n, true);
+    this.at += 8;
+  }
+
+  /** A string as its UTF-8 length and bytes, or null (no string). */
+  text(s: string | null): void {
+    if (s === null) {
+      this.view.setUint32(this.at, PAD, true);
+      this.at += 4;
+      return;
+    }
+    const written = this.bytes.write(s, this.at + 4, "utf8");
+    this.view.setUint32(this.at, written, true);
+    this.at += 4 + written;
+  }
+
+  /** The most bytes text(s) can take: UTF-8 needs at most 3 bytes per UTF-16 unit. */
+  static textBound(s: string | null): number {
+    return 4 + (s === null ? 0 : 3 * s.length);
+  }
+}
+
+/** Reads back what a RecordWriter wrote, in the same order. */
+export class RecordReader {
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly view: DataView,
+    public at: number,
+  ) {}
+
+  u8(): number {
+    return this.bytes[this.at++];
+  }
+
+  f64(): number {
+    const n = this.view.getFloat64(this.at, true);
+    this.at += 8;
+    return n;
+  }
+
+  u64(): bigint {
+    const n = this.view.getBigUint64(this.at, true);
+    this.at += 8;
+    return n;
+  }
+
+  text(): string | null {
+    const length = this.view.getUint32(this.at, true);
+    this.at += 4;
+    if (length === PAD) return null;
+    const s = this.bytes.toString("utf8", this.at, this.at + length);
+    this.at += length;
+    return s;
+  }
+}
+
+/** A record's bytes outside the ring (RecordBuffer.encode): for what does not go through it. */
+export class RecordBuffer {
+  /** `fill` writes at most `bound` bytes; the result holds exactly what it wrote. */
+  static encode(bound: number, fill: (w: RecordWriter) => void): Uint8Array {
+    const bytes = Buffer.allocUnsafe(bound);
+    const w = new RecordWriter(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0);
+    fill(w);
+    return new Uint8Array(bytes.subarray(0, w.at));
+  }
+
+  static reader(record: Uint8Array): RecordReader {
+    const bytes = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
+    return new RecordReader(bytes, new DataView(record.buffer, record.byteOffset, record.byteLength), 0);
+  }
+}
+
+export class RingWriter extends RingMemory {
+  /** The largest record the ring takes (a quarter of it: a burst of ordinary records still fits). */
+  get maxRecord(): number {
+    return this.capacity / 4 - 4;
+  }
+
+  /**
+   * Writes one record of at most `bound` bytes with `fill`; false (nothing
+   * written) when the ring has no room for it now.
+   */
+  write(bound: number, fill: (w: RecordWriter) => void): boolean {
+    if (bound > this.maxRecord) return false;
+    let head = Atomics.load(this.control, HEAD);
+    const free = this.capacity - this.used();
+    const offset = head & this.mask;
+    const before = this.capacity - offset;
+    const need = 4 + align4(bound);
+    if (before < need) {
+      // Not enough room before the end: pad to it and start over at 0 (both must fit).
+      if (free < before + need) return false;
+      this.view.setUint32(offset, PAD, true);
+      head = (head + before) | 0;
+      Atomics.store(this.control, HEAD, head);
+    } else if (free < need) {
+      return false;
+    }
+    const start = head & this.mask;
+    const w = new RecordWriter(this.bytes, this.view, start + 4);
+    fill(w);
+    const length = w.at - start - 4;
+    this.view.setUint32(start, length, true);
+    Atomics.store(this.control, HEAD, (head + 4 + align4(length)) | 0);
+    return true;
+  }
+
+  /** Whether nothing waits to be read. */
+  get empty(): boolean {
+    return this.used() === 0;
+  }
+
+  /**
+   * Claims the reader's wake-up: true when it was asleep (the caller must
+   * then wake it with a message), false when it is reading anyway.
+   */
+  claimWake(): boolean {
+    return Atomics.compareExchange(this.control, SLEEPING, 1, 0) === 1;
+  }
+
+  /** Blocks until the reader frees some room or `ms` pass. */
+  waitForRoom(ms: number): void {
+    const tail = Atomics.load(this.control, TAIL);
+    Atomics.store(this.control, WAITING, 1);
+    Atomics.wait(this.control, TAIL, tail, ms);
+    Atomics.store(this.control, WAITING, 0);
+  }
+}
+
+export class RingReader extends RingMemory {
+  /** The next record (a reader at its first byte, and its length), or null when the ring is empty. */
+  peek(): RecordReader | null {
+    for (;;) {
+      if (this.used() === 0) return null;
+      const tail = Atomics.load(this.control, TAIL);
+      const offset = tail & this.mask;
+      const length = this.view.getUint32(offset, true);
+      if (length !== PAD) return new RecordReader(this.bytes, this.view, offset + 4);
+      Atomics.store(this.control, TAIL, (tail + this.capacity - offset) | 0);
+    }
+  }
+
+  /** Frees the record peek() returned: its room goes back to the writer. */
+  consume(): void {
+    const tail = Atomics.load(this.control, TAIL);
+    const length = this.view.getUint32(tail & this.mask, true);
+    Atomics.store(this.control, TAIL, (tail + 4 + align4(length)) | 0);
+    if (Atomics.load(this.control, WAITING) === 1) Atomics.notify(this.control, TAIL);
+  }
+
+  /**
+   * Marks the reader asleep when the ring is empty: true when it may wait
+   * for a message (the writer wakes it with one), false when a record came
+   * in meanwhile (keep reading).
+   */
+  sleepIfEmpty(): boolean {
+    Atomics.store(this.control, SLEEPING, 1);
+    if (this.used() === 0) return true;
+    // A record came in before the flag was seen: take the flag back, unless the writer already
+    // claimed it (then a wake-up message is on its way; reading now is still right).
+    Atomics.compareExchange(this.control, SLEEPING, 1, 0);
+    return false;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The ring that carries events from the recording thread to the log's
+ * worker (pdp/log/ring.ts): records come out as they went in, in order,
+ * across the wrap at the end of the ring; a full ring refuses a record
+ * whole; the sleep/wake handshake never loses a wake-up.
+ */
+import { allocateRing, RecordBuffer, RingReader, RingWriter, type RecordReader, type RecordWriter } from "../../../pdp/log/ring";
+
+interface Sample {
+  n: bigint;
+  x: number;
+  texts: Array<string | null>;
+}
+
+const bound = (s: Sample): number => 1 + 16 + s.texts.reduce((sum, t) => sum + 4 + (t === null ? 0 : 3 * t.length), 0);
+
+function fill(s: Sample): (w: RecordWriter) => void {
+  return (w) => {
+    w.u8(s.texts.length);
+    w.u64(s.n);
+    w.f64(s.x);
+    for (const t of s.texts) w.text(t);
+  };
+}
+
+function read(r: RecordReader): Sample {
+  const count = r.u8();
+  const n = r.u64();
+  const x = r.f64();
+  const texts: Array<string | null> = [];
+  for (let i = 0; i < count; i++) texts.push(r.text());
+  return { n, x, texts };
+}
+
+function sample(i: number): Sample {
+  // Sizes from a few bytes to ~300, multi-byte UTF-8 (2, 3 and 4 bytes), empty strings and nulls.
+  const word = ["a", "é", "€", "😀", ""][i % 5].repeat((i * 37) % 90);
+  return { n: 2n ** 63n + BigInt(i), x: i === 3 ? NaN : i * 1.5, texts: [`#${i}`, word, i % 3 === 0 ? null : "", "x".repeat(i % 7)] };
+}
+
+test("records come out as they went in, in order, across many wraps of a small ring", () => {
+  const buffer = allocateRing(4096);
+  const writer = new RingWriter(buffer);
+  const reader = new RingReader(buffer);
+  const out: Sample[] = [];
+  let next = 0;
+  // Write until full, then read a few, many times over: the offsets wrap around the end again and again.
+  while (next < 2000) {
+    const before = next;
+    while (next < 2000 && writer.write(bound(sample(next)), fill(sample(next)))) next++;
+    if (next === before) expect(reader.peek()).not.toBeNull(); // refused only when full
+    for (let k = 0; k < 3; k++) {
+      const r = reader.peek();
+      if (r === null) break;
+      out.push(read(r));
+      reader.consume();
+    }
+  }
+  for (let r = reader.peek(); r !== null; r = reader.peek()) {
+    out.push(read(r));
+    reader.consume();
+  }
+  expect(out).toHaveLength(2000);
+  out.forEach((s, i) => expect(s).toEqual(sample(i)));
+  expect(writer.empty).toBe(true);
+});
+
+test("a full ring refuses a record whole, and takes it once the reader frees room", () => {
+  const buffer = allocateRing(256);
+  const writer = new RingWriter(buffer);
+  const reader = new RingReader(buffer);
+  const small: Sample = { n: 1n, x: 1, texts: ["y".repeat(10)] };
+  let written = 0;
+  while (writer.write(bound(small), fill(small))) written++;
+  expect(written).toBeGreaterThan(2);
+  expect(writer.write(bound(small), fill(small))).toBe(false);
+  // Room comes back as the reader consumes (the writer reserves the worst case, so it may take a few).
+  let count = 0;
+  let accepted = false;
+  while (!accepted && count < written) {
+    expect(read(reader.peek()!)).toEqual(small);
+    reader.consume();
+    count++;
+    accepted = writer.write(bound(small), fill(small));
+  }
+  expect(accepted).toBe(true);
+  for (let r = reader.peek(); r !== null; r = reader.peek()) {
+    expect(read(r)).toEqual(small);
+    reader.consume();
+    count++;
+  }
+  expect(count).toBe(written + 1);
+});
+
+test("a record larger than a quarter of the ring is refused; RecordBuffer carries it with the same encoding", () => {
+  const writer = new RingWriter(allocateRing(1024));
+  const big: Sample = { n: 5n, x: 2.5, texts: ["é".repeat(200)] };
+  expect(bound(big)).toBeGreaterThan(writer.maxRecord);
+  expect(writer.write(bound(big), fill(big))).toBe(false);
+  expect(writer.empty).toBe(true);
+  const bytes = RecordBuffer.encode(bound(big), fill(big));
+  expect(bytes.byteLength).toBe(1 + 16 + 4 + 400); // exactly what was written, not the bound
+  expect(read(RecordBuffer.reader(bytes))).toEqual(big);
+});
+
+test("sleep and wake: the writer wakes a sleeping reader once, and a reader never sleeps on a record", () => {
+  const buffer = allocateRing(1024);
+  const writer = new RingWriter(buffer);
+  const reader = new RingReader(buffer);
+  const one: Sample = { n: 0n, x: 0, texts: [] };
+  // A new ring's reader is idle: the first records must wake it, once.
+  expect(writer.claimWake()).toBe(true);
+  expect(writer.claimWake()).toBe(false);
+  // A record written before the reader looks: it does not go to sleep, and nobody needs to wake it.
+  writer.write(bound(one), fill(one));
+  expect(reader.sleepIfEmpty()).toBe(false);
+  expect(writer.claimWake()).toBe(false);
+  reader.peek();
+  reader.consume();
+  // Empty: it sleeps, and the next writer claims the wake-up.
+  expect(reader.sleepIfEmpty()).toBe(true);
+  expect(writer.claimWake()).toBe(true);
+});
+
+test("capacities that are not a power of two are refused", () => {
+  expect(() => allocateRing(1000)).toThrow(/power of two/);
+  expect(() => allocateRing(32)).toThrow(/power of two/);
+});
