@@ -42,9 +42,11 @@ const MAX_BUNDLES = 4;
 /**
  * The ring between this thread and the worker: ~5000 events of a typical
  * size, a quarter of a second of the worker's work. A full ring makes this
- * thread wait for the worker (up to MAX_WAIT_MS per event), as the
- * in-thread log would make it work, instead of growing memory or dropping
- * events; an event larger than the ring takes goes by message.
+ * thread wait for the worker (up to MAX_WAIT_MS), as the in-thread log
+ * would make it work, instead of growing memory or dropping events. An
+ * event larger than the ring takes, or one the ring still refuses after
+ * that wait, goes by message, and so do the events after it until the
+ * worker has taken it (a worker that stopped costs one wait per batch).
  */
 export const RING_BYTES = 4 * 1024 * 1024;
 const MAX_WAIT_MS = 1000;
