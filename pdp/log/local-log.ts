@@ -19,20 +19,56 @@ import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./
 import type { ErrorReporter } from "./sink";
 
 /** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
-export const MAX_QUEUED = 1000;
+const MAX_QUEUED = 1000;
+
+/** A record and the time record() was called (formatting costs more than reading the clock: done in the batch). */
+export interface QueuedRecord {
+  record: DecisionRecord;
+  ns: bigint;
+}
+
+/**
+ * The records waiting for the next batch, shared by both logs: `drain`
+ * runs on the next turn of the event loop, or at once when MAX_QUEUED wait.
+ * `drain` takes the records with take().
+ */
+export class RecordQueue {
+  private entries: QueuedRecord[] = [];
+  private scheduled = false;
+
+  constructor(private readonly drain: () => void) {}
+
+  push(record: DecisionRecord): void {
+    this.entries.push({ record, ns: nowNs() });
+    if (this.entries.length >= MAX_QUEUED) this.drain();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.drain);
+    }
+  }
+
+  /** Everything queued, oldest first; the queue is empty after. */
+  take(): QueuedRecord[] {
+    this.scheduled = false;
+    const taken = this.entries;
+    this.entries = [];
+    return taken;
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+}
 
 export function createLocalDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): ManagedDecisionLog {
   const sinks = createSinks(config, onError);
   const processor = new EventProcessor(sinks, maskOptions, onError);
   const counts = processor.counts;
   let recorded = 0;
-  // The time is taken at record() and formatted in the batch (formatting costs more than reading the clock).
-  const queue: Array<{ record: DecisionRecord; ns: bigint }> = [];
-  let drainScheduled = false;
+  const queue = new RecordQueue(drain);
 
   function drain(): void {
-    drainScheduled = false;
-    for (const { record, ns } of queue.splice(0)) {
+    for (const { record, ns } of queue.take()) {
       try {
         // A failed snapshot is logged without its input: nothing is left for the policies to mask.
         processor.processBuilt(snapshotRecord(record, source, formatTimestamp(ns)), record.evaluate ?? null);
@@ -47,12 +83,7 @@ export function createLocalDecisionLog(config: SinkConfig, source: EventSource, 
   return {
     record(r: DecisionRecord): void {
       recorded++;
-      queue.push({ record: r, ns: nowNs() });
-      if (queue.length >= MAX_QUEUED) drain();
-      else if (!drainScheduled) {
-        drainScheduled = true;
-        setImmediate(drain);
-      }
+      queue.push(r);
     },
     async flush(): Promise<void> {
       drain();

@@ -26,9 +26,9 @@ import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { BundleRef, DecisionRecord } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
-import { formatTimestamp, nowNs, type EventSource } from "./event";
+import { formatTimestamp, type EventSource } from "./event";
 import type { DecisionLogStats, ManagedDecisionLog } from "./index";
-import { createLocalDecisionLog, MAX_QUEUED } from "./local-log";
+import { createLocalDecisionLog, RecordQueue } from "./local-log";
 import { maskAndDrop, type MaskOptions } from "./mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeline";
 import type { ErrorReporter } from "./sink";
@@ -74,8 +74,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   worker.unref();
 
   const mine = zeroCounts(); // outcomes decided on this thread (snapshot failures, foreign evaluators, after close)
-  // The time is taken at record() and formatted in the batch (formatting costs more than reading the clock).
-  const queue: Array<{ record: DecisionRecord; ns: bigint }> = [];
+  const queue = new RecordQueue(drain);
   const loaded = new Set<string>(); // bundle keys the worker holds, oldest first (keys only: old bundles' bytes can go)
   const waiting = new Map<number, () => void>();
   let recorded = 0;
@@ -83,7 +82,6 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   let lost = 0; // events the worker had not finished when it failed
   let lateDrops = 0; // records after close
   let nextId = 0;
-  let drainScheduled = false;
   let unannounced = 0; // events written to the ring since the worker was last woken
   let wakeTimer: NodeJS.Timeout | undefined;
   let overflow: Uint8Array[] = []; // events for the next `events` message
@@ -109,7 +107,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
     overflow = [];
     onError(new DecisionLogError("log_worker_failed", `decision log worker ${reason}; ${lost} events not confirmed written, later ones processed in-thread`));
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
-    for (const { record } of queue.splice(0)) fallback.record(record);
+    for (const { record } of queue.take()) fallback.record(record);
     for (const id of [...waiting.keys()]) settle(id);
   }
 
@@ -138,9 +136,10 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   }
 
   function drain(): void {
-    drainScheduled = false;
-    if (queue.length === 0 || state !== "running") return;
-    for (const { record, ns } of queue.splice(0)) {
+    // Nothing is queued unless running: fail() hands the queue to the fallback, close() drains first.
+    const batch = queue.take();
+    if (batch.length === 0 || state !== "running") return;
+    for (const { record, ns } of batch) {
       try {
         if (record.bundle && record.evaluate && EventRecords.shippable(record)) {
           send(EventRecords.parts(record, ns, keyOf(record.bundle)));
@@ -240,12 +239,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
         lateDrops++;
         return;
       }
-      queue.push({ record: r, ns: nowNs() });
-      if (queue.length >= MAX_QUEUED) drain();
-      else if (!drainScheduled) {
-        drainScheduled = true;
-        setImmediate(drain);
-      }
+      queue.push(r);
     },
     async flush(): Promise<void> {
       drain();
