@@ -88,23 +88,40 @@ export class RecordWriter {
     this.at += 8;
   }
 
-  /** A string as its UTF-8 length and bytes, or null (no string). */
-  text(s: string | null): void {
-    if (s === null) {
-      this.view.setUint32(this.at, PAD, true);
+  /**
+   * Strings (or nulls) as their lengths in UTF-16 units, then the UTF-8 of
+   * all of them joined: one encoding call for a record's texts, not one per
+   * text (the call, not the copy, is what a short text costs). UTF-8 keeps
+   * every string's UTF-16 length (a lone surrogate becomes U+FFFD, still one
+   * unit), so the reader cuts the decoded whole at the same places; a text
+   * ending in a (necessarily lone) high surrogate has it replaced by U+FFFD
+   * first, as encoding it alone would, so it cannot pair with the next
+   * text's first unit across the join.
+   */
+  texts(list: ReadonlyArray<string | null>): void {
+    let joined = "";
+    for (const s of list) {
+      this.view.setUint32(this.at, s === null ? PAD : s.length, true);
       this.at += 4;
-      return;
+      if (s !== null) joined += endsInHighSurrogate(s) ? `${s.slice(0, -1)}\ufffd` : s;
     }
-    const written = this.bytes.write(s, this.at + 4, "utf8");
+    const written = this.bytes.write(joined, this.at + 4, "utf8");
     this.view.setUint32(this.at, written, true);
     this.at += 4 + written;
   }
 
-  /** The most bytes text(s) can take: UTF-8 needs at most 3 bytes per UTF-16 unit. */
-  static textBound(s: string | null): number {
-    return 4 + (s === null ? 0 : 3 * s.length);
+  /** The most bytes texts(list) can take: UTF-8 needs at most 3 bytes per UTF-16 unit. */
+  static textsBound(list: ReadonlyArray<string | null>): number {
+    let units = 0;
+    for (const s of list) if (s !== null) units += s.length;
+    return 4 * (list.length + 1) + 3 * units;
   }
 }
+
+const endsInHighSurrogate = (s: string): boolean => {
+  const last = s.charCodeAt(s.length - 1);
+  return last >= 0xd800 && last <= 0xdbff;
+};
 
 /** Reads back what a RecordWriter wrote, in the same order. */
 export class RecordReader {
@@ -130,13 +147,16 @@ export class RecordReader {
     return n;
   }
 
-  text(): string | null {
-    const length = this.view.getUint32(this.at, true);
+  /** `count` strings (or nulls) that RecordWriter.texts wrote. */
+  texts(count: number): Array<string | null> {
+    const lengths: number[] = [];
+    for (let i = 0; i < count; i++, this.at += 4) lengths.push(this.view.getUint32(this.at, true));
+    const bytes = this.view.getUint32(this.at, true);
     this.at += 4;
-    if (length === PAD) return null;
-    const s = this.bytes.toString("utf8", this.at, this.at + length);
-    this.at += length;
-    return s;
+    const joined = this.bytes.toString("utf8", this.at, this.at + bytes);
+    this.at += bytes;
+    let from = 0;
+    return lengths.map((length) => (length === PAD ? null : joined.slice(from, (from += length))));
   }
 }
 

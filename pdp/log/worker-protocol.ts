@@ -79,6 +79,8 @@ export class WorkerStats {
 /** The first byte of each event record: how the rest of it reads. */
 const SNAPSHOT = 0;
 const PARTS = 1;
+/** The texts of a PARTS record, in the order below. */
+const PARTS_TEXTS = 7;
 
 /**
  * A decision as the worker rebuilds it: the record's fields that go into the
@@ -108,9 +110,10 @@ export type ShippedEvent = { json: string; parts?: undefined; key: string | null
  * engine) or that carries an error goes as its SNAPSHOT, built on the
  * recording thread while the objects it refers to are current.
  *
- *   SNAPSHOT  json, bundle key | null
- *   PARTS     ns, evalNs, reqId (NaN: none), decisionId, path, revision,
- *             requestedBy | null, inputJson, resultJson | null, bundle key
+ *   SNAPSHOT  texts: json, bundle key | null
+ *   PARTS     ns, evalNs, reqId (NaN: none), then texts: decisionId, path,
+ *             revision, requestedBy | null, inputJson, resultJson | null,
+ *             bundle key
  */
 export const EventRecords = {
   /** Whether `record` can travel as parts: texts for what it has, nothing the worker could not rebuild faithfully. */
@@ -133,12 +136,12 @@ export const EventRecords = {
 
   /** A snapshot record, and the most bytes it takes. */
   snapshot(json: string, key: string | null): EncodedEvent {
+    const texts = [json, key];
     return {
-      bound: 1 + RecordWriter.textBound(json) + RecordWriter.textBound(key),
+      bound: 1 + RecordWriter.textsBound(texts),
       fill(w) {
         w.u8(SNAPSHOT);
-        w.text(json);
-        w.text(key);
+        w.texts(texts);
       },
     };
   },
@@ -150,34 +153,38 @@ export const EventRecords = {
     const resultJson = record.result === undefined ? null : record.resultJson!;
     const texts = [record.decisionId, record.path, record.revision, requestedBy, record.inputJson!, resultJson, key];
     return {
-      bound: 1 + 3 * 8 + texts.reduce((sum, t) => sum + RecordWriter.textBound(t), 0),
+      bound: 1 + 3 * 8 + RecordWriter.textsBound(texts),
       fill(w) {
         w.u8(PARTS);
         w.u64(ns);
         w.f64(record.evalNs);
         w.f64(context.reqId ?? NaN);
-        for (const t of texts) w.text(t);
+        w.texts(texts);
       },
     };
   },
 
   read(r: RecordReader): ShippedEvent {
-    if (r.u8() === SNAPSHOT) return { json: r.text()!, key: r.text() };
+    if (r.u8() === SNAPSHOT) {
+      const [json, key] = r.texts(2);
+      return { json: json!, key };
+    }
     const ns = r.u64();
     const evalNs = r.f64();
     const reqId = r.f64();
+    const [decisionId, path, revision, requestedBy, inputJson, resultJson, key] = r.texts(PARTS_TEXTS);
     const parts: ShippedRecord = {
       ns,
       evalNs,
       reqId: Number.isNaN(reqId) ? undefined : reqId,
-      decisionId: r.text()!,
-      path: r.text()!,
-      revision: r.text()!,
-      requestedBy: r.text() ?? undefined,
-      inputJson: r.text()!,
-      resultJson: r.text() ?? undefined,
+      decisionId: decisionId!,
+      path: path!,
+      revision: revision!,
+      requestedBy: requestedBy ?? undefined,
+      inputJson: inputJson!,
+      resultJson: resultJson ?? undefined,
     };
-    return { parts, key: r.text()! };
+    return { parts, key: key! };
   },
 };
 

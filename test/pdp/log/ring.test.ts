@@ -12,14 +12,14 @@ interface Sample {
   texts: Array<string | null>;
 }
 
-const bound = (s: Sample): number => 1 + 16 + s.texts.reduce((sum, t) => sum + 4 + (t === null ? 0 : 3 * t.length), 0);
+const bound = (s: Sample): number => 1 + 16 + 4 + s.texts.reduce((sum, t) => sum + 4 + (t === null ? 0 : 3 * t.length), 0);
 
 function fill(s: Sample): (w: RecordWriter) => void {
   return (w) => {
     w.u8(s.texts.length);
     w.u64(s.n);
     w.f64(s.x);
-    for (const t of s.texts) w.text(t);
+    w.texts(s.texts);
   };
 }
 
@@ -27,9 +27,7 @@ function read(r: RecordReader): Sample {
   const count = r.u8();
   const n = r.u64();
   const x = r.f64();
-  const texts: Array<string | null> = [];
-  for (let i = 0; i < count; i++) texts.push(r.text());
-  return { n, x, texts };
+  return { n, x, texts: r.texts(count) };
 }
 
 function sample(i: number): Sample {
@@ -99,8 +97,21 @@ test("a record larger than a quarter of the ring is refused; RecordBuffer carrie
   expect(writer.write(bound(big), fill(big))).toBe(false);
   expect(writer.empty).toBe(true);
   const bytes = RecordBuffer.encode(bound(big), fill(big));
-  expect(bytes.byteLength).toBe(1 + 16 + 4 + 400); // exactly what was written, not the bound
+  expect(bytes.byteLength).toBe(1 + 16 + 4 + 4 + 400); // exactly what was written, not the bound
   expect(read(RecordBuffer.reader(bytes))).toEqual(big);
+});
+
+test("texts are cut where they were joined: lone surrogates never pair across two texts", () => {
+  const buffer = allocateRing(4096);
+  const writer = new RingWriter(buffer);
+  const reader = new RingReader(buffer);
+  const high = "\ud83d";
+  const low = "\ude00";
+  // Each text reads back as UTF-8 alone would carry it: a lone surrogate becomes U+FFFD, a pair inside one text stays.
+  const texts = [`a${high}`, `${low}b`, high, low, "😀", `${high}${low}`, null, ""];
+  const s: Sample = { n: 1n, x: 1, texts };
+  expect(writer.write(bound(s), fill(s))).toBe(true);
+  expect(read(reader.peek()!).texts).toEqual(["a\ufffd", "\ufffdb", "\ufffd", "\ufffd", "😀", "😀", null, ""]);
 });
 
 test("sleep and wake: the writer wakes a sleeping reader once, and a reader never sleeps on a record", () => {
