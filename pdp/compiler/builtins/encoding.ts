@@ -9,5 +9,6 @@ export const ENCODING: BuiltinSpec[] = [
     "urlquery.encode", "urlquery.decode", "urlquery.encode_object", "urlquery.decode_object",
   ]),
   // The npm SDK ships these three as JS builtins: dispatched to the host.
-  ...specs(1, ["yaml.marshal", "yaml.unmarshal", "yaml.is_valid"], { host: true }),
+  ...specs(1, ["yaml.marshal", "yaml.unmarshal"], { host: true }),
+  ...specs(1, ["yaml.is_valid"], { host: true, falseForNonString: true }),
 ];

@@ -14,6 +14,13 @@ export interface BuiltinSpec {
    * each element with the output argument (`walk(x, [path, value])`).
    */
   relation?: boolean;
+  /**
+   * OPA answers `false`, not an error, when the first operand is not a
+   * string (yaml.is_valid). Checked in the policy before a host call, so a
+   * host implementation that answers otherwise (the npm SDK's: undefined)
+   * cannot change the result.
+   */
+  falseForNonString?: boolean;
 }
 
 export function specs(arity: number, names: string[], extra: Partial<BuiltinSpec> = {}): BuiltinSpec[] {

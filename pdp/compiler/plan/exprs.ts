@@ -19,7 +19,7 @@ import { CompileError } from "../errors";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { baseArgs, type Ctx, type FuncMock, type MockEnv } from "./context";
 import { upsert } from "./data";
-import type { Local } from "./ir";
+import type { Block, Local } from "./ir";
 import { planTerm, planTerms, planUnify, planUnifyLocal } from "./terms";
 
 export function planBody(ctx: Ctx, body: Body, k: () => void): void {
@@ -199,9 +199,38 @@ function callBuiltinFunc(ctx: Ctx, name: string, args: Local[], k: (v: Local) =>
   if (spec.nondeterministic && spec.arity === 0) {
     // One value per evaluation (time.now_ns): through a memoised wrapper.
     ctx.fb.emit({ type: "Call", func: ctx.p.onceFunc(name, builtinFunc(ctx, name)).name, args: [ctx.input, ctx.data], result: r });
+  } else if (spec.falseForNonString) {
+    callUnlessNonString(ctx, builtinFunc(ctx, name), args, r);
   } else ctx.fb.emit({ type: "Call", func: builtinFunc(ctx, name), args, result: r });
   if (spec.relation) return eachResult(ctx, r, k);
   k(r);
+}
+
+/**
+ * r = false when args[0] is not a string, else r = func(args) (undefined
+ * when the call is): one of the two blocks holds, then r must be defined.
+ */
+function callUnlessNonString(ctx: Ctx, func: string, args: Local[], r: Local): void {
+  const fb = ctx.fb;
+  const isString = fb.newLocal();
+  const no = fb.newLocal();
+  fb.emit({ type: "Call", func: nativeBuiltinExport("is_string"), args: [args[0]!], result: isString });
+  fb.emit({ type: "MakeBoolean", value: false, target: no });
+  fb.emit({ type: "ResetLocal", target: r });
+  const asString: Block = { stmts: [] };
+  const otherwise: Block = { stmts: [] };
+  fb.emit({ type: "Block", blocks: [asString, otherwise] });
+  fb.into(asString, () => {
+    fb.emit({ type: "NotEqual", a: isString, b: no });
+    const answer = fb.newLocal();
+    fb.emit({ type: "Call", func, args, result: answer });
+    fb.emit({ type: "AssignVar", source: answer, target: r });
+  });
+  fb.into(otherwise, () => {
+    fb.emit({ type: "Equal", a: isString, b: no });
+    fb.emit({ type: "AssignVar", source: no, target: r });
+  });
+  fb.emit({ type: "IsDefined", source: r });
 }
 
 /**
