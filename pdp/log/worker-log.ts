@@ -19,8 +19,9 @@
  *
  * Records whose evaluator is not a loaded bundle (no `bundle` ref) are
  * dropped/masked here and sent masked. If the worker dies, what it had not
- * finished is counted as internal errors and reported, and later records
- * are processed in-thread, so nothing more is lost.
+ * confirmed is reported and counted (events it had not processed as
+ * internal errors, events its sinks still held as dropped by them), and
+ * later records are processed in-thread, so nothing more is lost.
  */
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -60,7 +61,18 @@ const MAX_WAIT_MS = 1000;
 const WAKE_EVERY_MS = 10;
 const WAKE_AT_EVENTS = 256;
 
-export function createWorkerDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter, ringBytes = RING_BYTES): ManagedDecisionLog {
+/**
+ * `ringBytes` and `onWorker` are for tests: a small ring to fill, and the
+ * worker thread itself, to make it fail as a crash would (terminate()).
+ */
+export function createWorkerDecisionLog(
+  config: SinkConfig,
+  source: EventSource,
+  maskOptions: MaskOptions,
+  onError: ErrorReporter,
+  ringBytes = RING_BYTES,
+  onWorker?: (worker: Worker) => void,
+): ManagedDecisionLog {
   // Open the store here first, so a bad path or a broken file fails createDecisionLog as it does in-thread.
   if (config.db !== undefined) openForAppend(typeof config.db === "string" ? config.db : config.db.file).close();
   const names = sinkNames(config);
@@ -80,6 +92,7 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   let recorded = 0;
   let sent = 0; // events written to the ring or posted
   let lost = 0; // events the worker had not finished when it failed
+  let abandoned = names.map(() => 0); // per sink: events the failed worker's sink still held, counted as dropped
   let lateDrops = 0; // records after close
   let nextId = 0;
   let unannounced = 0; // events written to the ring since the worker was last woken
@@ -99,13 +112,26 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
   worker.on("exit", (code) => {
     if (state === "running") fail(`exited with code ${code}`);
   });
+  onWorker?.(worker);
 
   function fail(reason: string): void {
     if (state !== "running") return;
     state = "failed";
+    // What the worker last reported is all that is known: events it had not processed, and events its
+    // sinks held, are not confirmed written (a crash between a commit and its report leaves the store
+    // holding a few more than `written` says).
     lost = sent - shared.processed();
+    abandoned = names.map((name, n) => shared.sink(n, name).pending);
     overflow = [];
-    onError(new DecisionLogError("log_worker_failed", `decision log worker ${reason}; ${lost} events not confirmed written, later ones processed in-thread`));
+    const held = names.map((name, n) => `${name} ${abandoned[n]}`).join(", ");
+    onError(
+      new DecisionLogError(
+        "log_worker_failed",
+        `decision log worker ${reason}; not confirmed written: ${lost} events it had not processed (counted as internal errors)` +
+          (names.length > 0 ? ` and the events its sinks held (counted as dropped: ${held})` : "") +
+          "; later ones are processed in-thread",
+      ),
+    );
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
     for (const { record } of queue.take()) fallback.record(record);
     for (const id of [...waiting.keys()]) settle(id);
@@ -261,7 +287,8 @@ export function createWorkerDecisionLog(config: SinkConfig, source: EventSource,
       const sum = (k: keyof typeof mine): number => mine[k] + theirs[k] + (local?.[k] ?? 0);
       const sinks = Object.fromEntries(
         names.map((name, n) => {
-          const s = shared.sink(n, name);
+          const reported = shared.sink(n, name);
+          const s = { ...reported, pending: reported.pending - abandoned[n], dropped: reported.dropped + abandoned[n] };
           const f = local?.sinks[name];
           const merged = f ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures } : s;
           return [name, { ...merged, dropped: merged.dropped + lateDrops }];

@@ -5,6 +5,7 @@
  * for at any moment, and the same results as the in-thread log.
  */
 import * as path from "node:path";
+import type { Worker } from "node:worker_threads";
 import { decide } from "../../../pdp/decide";
 import { Engine } from "../../../pdp/engine";
 import { createDecisionLog } from "../../../pdp/log";
@@ -166,4 +167,83 @@ test("an event too large for the ring is logged after the ones recorded before i
   const rows = db.prepare("SELECT decision_id FROM decisions ORDER BY seq").all() as Array<{ decision_id: string }>;
   db.close();
   expect(rows.map((r) => r.decision_id)).toEqual(ids);
+});
+
+describe("when the worker thread dies", () => {
+  const source = { instanceId: "i-1", version: "0.0.0", labels: {}, bundleName: "portcullis" };
+  const maskOptions = { maskEntrypoint: "system/log/mask", dropEntrypoint: "system/log/drop" };
+
+  /** `holdWrites`: the SQLite sink commits only at flush or close, so what it holds at a crash is known. */
+  function crashable(file: string, holdWrites = false) {
+    const errors: Array<{ code: string; message: string }> = [];
+    let worker: Worker | undefined;
+    const db = holdWrites ? { file, flushIntervalMs: 60_000, batchSize: 100_000 } : file;
+    const log = createWorkerDecisionLog({ db }, source, maskOptions, (e) => void errors.push({ code: e.code, message: e.message }), undefined, (w) => (worker = w));
+    // terminate() stops the thread as a crash would: no flush, no close, whatever it held is gone.
+    const crash = async () => {
+      const exited = new Promise((resolve) => worker!.once("exit", resolve));
+      await worker!.terminate();
+      await exited;
+    };
+    return { log, errors, crash };
+  }
+
+  function rows(file: string): string[] {
+    const db = openForRead(file);
+    const ids = (db.prepare("SELECT decision_id FROM decisions ORDER BY seq").all() as Array<{ decision_id: string }>).map((r) => r.decision_id);
+    db.close();
+    return ids;
+  }
+
+  test("after a flush: nothing is lost, the failure is reported, and later decisions are logged in-thread", async () => {
+    const file = path.join(tempDir(), "decisions.db");
+    const { log, errors, crash } = crashable(file);
+    const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+    const engine = await Engine.load(bundleOf(), "test");
+    const ids = Array.from({ length: 50 }, (_, i) => decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
+    await log.flush();
+    await crash();
+    expect(errors).toEqual([{ code: "log_worker_failed", message: expect.stringContaining("not confirmed written: 0 events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite 0)") }]);
+    for (let i = 50; i < 80; i++) ids.push(decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
+    await log.flush();
+    expect(log.stats()).toEqual(expect.objectContaining({ recorded: 80, logged: 80, failSafe: 0, internalErrors: 0, queued: 0 }));
+    expect(log.stats().sinks.sqlite).toEqual({ written: 80, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+    await log.close();
+    expect(rows(file)).toEqual(ids);
+  });
+
+  test("while it holds events: each record is accounted for once, none counted as written that the store lacks", async () => {
+    const file = path.join(tempDir(), "decisions.db");
+    const { log, errors, crash } = crashable(file, true);
+    const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+    const engine = await Engine.load(bundleOf(), "test");
+    const ids: string[] = [];
+    for (let i = 0; i < 600; i++) {
+      ids.push(decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
+      if (i % 50 === 49) await new Promise(setImmediate);
+    }
+    // The worker has processed (and reported) some events, its sink holds them uncommitted, more wait in the ring.
+    while (log.stats().logged < 100) await new Promise((resolve) => setTimeout(resolve, 1));
+    const flushing = log.flush();
+    await crash();
+    await flushing; // a flush that waited for the dead worker settles
+    const after = Array.from({ length: 20 }, (_, i) => decide(engine, deps, member(), { decisionId: `e-${i}` }).decisionId);
+    await log.close();
+
+    const stats = log.stats();
+    const sqlite = stats.sinks.sqlite!;
+    const unprocessed = stats.internalErrors;
+    const held = sqlite.dropped;
+    expect(held).toBeGreaterThanOrEqual(100);
+    expect(stats).toEqual(expect.objectContaining({ recorded: 620, logged: 620 - unprocessed, droppedByPolicy: 0, failSafe: 0, queued: 0 }));
+    expect(sqlite).toEqual({ written: 20, pending: 0, dropped: held, failures: 0, duplicates: 0 });
+    expect(sqlite.written + sqlite.dropped).toBe(stats.logged);
+    expect(errors).toEqual([
+      {
+        code: "log_worker_failed",
+        message: expect.stringContaining(`not confirmed written: ${unprocessed} events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite ${held})`),
+      },
+    ]);
+    expect(rows(file)).toEqual(after); // the later decisions, in-thread; the worker committed nothing
+  });
 });
