@@ -36,7 +36,7 @@ import { openDatabase } from "../db";
 import { createPdp } from "../pdp";
 import { createDecisionLog } from "../pdp/log";
 import { runLoad, type LoadResult } from "./load";
-import { describeCompetition, machineCpu } from "./machine";
+import { describeCompetition, machineCpu, USER_HZ } from "./machine";
 
 const ROOT = path.resolve(__dirname, "../..");
 const INVOICE = "inv_alice_1";
@@ -97,9 +97,6 @@ interface CpuReading {
   /** The main thread alone, µs (Linux: /proc/self/task/<pid>/stat), or null. */
   mainUs: number | null;
 }
-
-/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on Linux builds). */
-const USER_HZ = 100;
 
 /** The main thread's CPU from /proc: the thread that serves requests, which is what runs out first. */
 function mainThreadUs(): number | null {

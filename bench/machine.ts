@@ -15,7 +15,7 @@
 import * as fs from "node:fs";
 
 /** Clock ticks per second of /proc's counters (USER_HZ: 100 on Linux builds). */
-const USER_HZ = 100;
+export const USER_HZ = 100;
 
 export interface MachineCpu {
   /** Seconds of CPU every process spent running (user, nice, system, irq, softirq), summed over CPUs. */

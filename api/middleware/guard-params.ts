@@ -36,7 +36,7 @@ export function guardParams(record: RouteRecord) {
       res.locals.query = {};
       return next();
     }
-    const search = new URLSearchParams(q === -1 ? "" : req.originalUrl.slice(q + 1));
+    const search = new URLSearchParams(req.originalUrl.slice(q + 1));
     const names = [...search.keys()];
     state.params = [...new Set(names)];
     const values: QueryValues = {};

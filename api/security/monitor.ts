@@ -82,11 +82,12 @@ export class SecurityMonitor {
   }
 
   /**
-   * Invoices are only ever read through the caller's scope, so a 404 cannot
-   * tell another tenant's id from a missing one; after the answer has gone
-   * out, the monitor asks which tenant owns the id (never the caller).
+   * The tenant owning a row the caller was told is not found (invoices and
+   * export jobs, the tenant-owned rows reached by id). They are only ever
+   * read through the caller's scope, so a 404 cannot tell another tenant's
+   * id from a missing one; after the answer has gone out, the monitor asks
+   * which tenant owns the id (never the caller).
    */
-  /** The tenant owning a row the caller was told is not found: invoices and export jobs, the tenant-owned rows reached by id. */
   private ownerTenant(resource: string, id: string | undefined): string | undefined {
     if (!id) return undefined;
     try {

@@ -160,7 +160,6 @@ test("object.subset", () => {
 
 // ------------------------------------------------------------ subset family, from the YAML
 
-
 interface YamlCase {
   note: string;
   modules: string[];
