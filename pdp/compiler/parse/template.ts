@@ -15,7 +15,7 @@
  * and it never binds anything in the enclosing body.
  * The builtin itself renders the parts (runtime builtins/template.ts).
  */
-import type { CallTerm, Expr, Location, SetComprehension, Term, TermExpr } from "../ast";
+import type { CallTerm, Expr, Location, SetComprehension, StringTerm, Term, TermExpr } from "../ast";
 import { refTerm, stringTerm, varTerm } from "./cursor";
 
 /** OPA's parse error for an expression that may not stand in a template string, or null. */
@@ -32,12 +32,12 @@ export function templateExprProblem(e: Expr): string | null {
 }
 
 /**
- * The call for a template string's parts (text as string terms, embedded
+ * The term for a template string's parts (text as string terms, embedded
  * expressions as parsed). `counter` numbers the comprehension vars: they are
  * named with a `$`, like the checker's wildcards, so they can neither clash
  * with a user's var nor show up in query results.
  */
-export function lowerTemplateString(parts: Array<Term | Expr>, loc: Location, counter: { n: number }): CallTerm {
+export function lowerTemplateString(parts: Array<Term | Expr>, loc: Location, counter: { n: number }): CallTerm | StringTerm {
   const items = parts.map((p): Term => {
     if (p.type !== "expr") return p;
     const e = p as TermExpr;
@@ -61,6 +61,8 @@ export function lowerTemplateString(parts: Array<Term | Expr>, loc: Location, co
     };
     return { type: "setcompr", term: v, body: [bind], loc: e.loc } satisfies SetComprehension;
   });
+  // Text alone is a constant (`default p := $"v{1}"` stays a valid default).
+  if (items.every((t) => t.type === "string")) return stringTerm(items.map((t) => (t as StringTerm).value).join(""), loc);
   const op = refTerm([varTerm("internal", loc), stringTerm("template_string", loc)], loc);
   return { type: "call", op, args: [{ type: "array", items, loc }], loc };
 }

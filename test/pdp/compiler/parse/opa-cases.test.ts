@@ -189,7 +189,8 @@ describe("OPA parser_test.go cases", () => {
     expect(rulesOf('p := $"a{1}{x}{ {y | y := x} }b\\{"')).toEqual([
       'p := internal.template_string(["a", "1", {$tmpl0 | eq($tmpl0, x)}, {$tmpl1 | eq($tmpl1, {y | assign(y, x)})}, "b{"])',
     ]);
-    expect(rulesOf("p := $`{\"}\"}`")).toEqual(['p := internal.template_string(["}"])']);
+    // Text alone (scalars included) is a constant string.
+    expect(rulesOf("p := $`{\"}\"}{true}\\n`")).toEqual(['p := "}true\\\\n"']);
     expect(modErrors('p := $"{some x in y}"')[0]).toBe("m.rego:2:9: rego_parse_error: unexpected 'some' in template-string expression");
     expect(modErrors('p := $"{1"')[0]).toBe("m.rego:2:10: rego_parse_error: non-terminated string");
   });
