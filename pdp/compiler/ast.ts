@@ -5,6 +5,8 @@
  * them one to one. Operators are calls, exactly as in OPA: `x + y` is the call
  * `plus(x, y)`, `x = y` is `eq(x, y)`, `x := y` is `assign(x, y)`, `x in xs` is
  * `internal.member_2(x, xs)`, `k, v in xs` is `internal.member_3(k, v, xs)`.
+ * A template string `$"..{e}.."` is the call `internal.template_string([...])`
+ * OPA's compiler lowers it to (see parse/template.ts).
  * Every node carries the position of its first character.
  */
 

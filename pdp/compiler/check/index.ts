@@ -19,6 +19,7 @@ import { checkRecursion } from "./recursion";
 import { resolveBody, resolveTerm, Scope, type ResolveEnv } from "./resolve";
 import { checkHead, reorderBody, reorderHeadTerm, type SafetyEnv } from "./safety";
 import { buildTree, packageGlobals, type RawRule } from "./tree";
+import { hoistTemplateArgs } from "./template";
 import { termVars } from "./vars";
 
 export type { CheckedQuery, CheckedRule, CheckedWith, Program, RuleKind, RuleNode } from "./program";
@@ -46,7 +47,8 @@ export function check(modules: Module[], builtins: Catalogue = DEFAULT_CATALOGUE
 
 function checkRule(env: ResolveEnv, r: RawRule): CheckedRule {
   const top = new Scope(null, true);
-  const rawArgs = r.rule.head.args ?? [];
+  const hoisted = hoistTemplateArgs(r.rule.head.args ?? []);
+  const rawArgs = hoisted.args;
   const argVars = new Set<string>();
   rawArgs.forEach((a) => termVars(a, argVars));
   for (const v of argVars) {
@@ -60,7 +62,7 @@ function checkRule(env: ResolveEnv, r: RawRule): CheckedRule {
   const senv: SafetyEnv = { program: env.program, errors: env.errors };
 
   const one = (rule: typeof r.rule, key: Term[], valueTerm: Term | null): CheckedRule => {
-    const res = resolveBody(env, rule.body, top);
+    const res = resolveBody(env, [...rule.body, ...hoisted.binds], top);
     const safe = reorderBody(senv, res.body, resolvedArgVars);
     const resolved = valueTerm ? resolveTerm(env, valueTerm, res.scope) : trueTerm(rule.head.loc);
     const value = reorderHeadTerm(senv, resolved, safe.safe);

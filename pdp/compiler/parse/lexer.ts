@@ -23,6 +23,8 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
 
 export type TokenKind =
   | "ident" | "number" | "string" | "eof"
+  // a piece of template-string text, up to and including `{` or the closing delimiter
+  | "template"
   // keywords: the kind is the word itself
   | "package" | "import" | "as" | "default" | "else" | "not" | "some" | "with"
   | "null" | "true" | "false" | "every" | "contains" | "if" | "in"
@@ -35,8 +37,10 @@ export interface Token {
   kind: TokenKind;
   /** Source text (for strings: the decoded value, see `value`). */
   text: string;
-  /** Decoded value of a string literal. */
+  /** Decoded value of a string literal or of a template-string piece. */
   value?: string;
+  /** A template-string piece that ends the template string (rather than opening an expression). */
+  templateEnd?: boolean;
   row: number;
   col: number;
   /** Whitespace or a comment separates this token from the previous one. */
@@ -50,7 +54,7 @@ export interface Token {
  * which for infix operators are also the builtins they call (`+` is `plus`).
  */
 const TOKEN_NAMES: Partial<Record<TokenKind, string>> = {
-  ident: "identifier", number: "number", string: "string", eof: "eof",
+  ident: "identifier", number: "number", string: "string", eof: "eof", template: "template-string",
   "+": "plus", "-": "minus", "*": "mul", "/": "div", "%": "rem",
   "&": "and", "|": "or", "=": "eq", "==": "equal", ":=": "assign",
   "!=": "neq", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte",
@@ -108,11 +112,18 @@ export function lex(source: string, file: string): Token[] {
   };
 
   let start = 0;
-  const push = (kind: TokenKind, value?: string): void => {
-    tokens.push({ kind, text: source.slice(start, i), value, row: tokRow, col: tokCol, ws, nl });
+  const push = (kind: TokenKind, value?: string, templateEnd?: boolean): void => {
+    tokens.push({ kind, text: source.slice(start, i), value, row: tokRow, col: tokCol, ws, nl, templateEnd });
     ws = false;
     nl = false;
   };
+  /**
+   * Open template strings, innermost last: whether raw, and how many `{` of
+   * the embedded expression are still open. The `}` that closes the
+   * expression itself resumes the template's text, as OPA's parser asks its
+   * scanner to (ContinueTemplateString).
+   */
+  const templates: Array<{ raw: boolean; depth: number }> = [];
 
   while (i < end) {
     const c = source[i];
@@ -156,11 +167,21 @@ export function lex(source: string, file: string): Token[] {
     } else if (PUNCT1.has(c)) {
       advance();
       push(c as TokenKind);
+      const open = templates[templates.length - 1];
+      if (open && c === "{") open.depth++;
+      else if (open && c === "}" && open.depth-- === 0) {
+        templates.pop();
+        tokRow = row;
+        tokCol = col;
+        start = i;
+        scanTemplatePart(open.raw);
+      }
     } else if (c === "!") {
       fail("illegal ! character");
     } else if (c === "$" && (peek(1) === '"' || peek(1) === "`")) {
-      // OPA's template strings ($"..{x}..") have no node in our AST.
-      fail("template strings are not supported", "rego_unsupported_error");
+      advance();
+      advance();
+      scanTemplatePart(source[i - 1] === "`");
     } else if (c === "$") {
       fail("illegal $ character");
     } else if (c === "\0") {
@@ -204,6 +225,49 @@ export function lex(source: string, file: string): Token[] {
         else fail("illegal escape sequence");
       }
     }
+  }
+
+  /**
+   * One piece of template-string text (the opening delimiter or `}` already
+   * consumed), pushed as a "template" token; when it ends at `{`, the
+   * template stays open for the embedded expression. `\{` (and, in the
+   * quoted form, `\}`) stand for a literal brace; the quoted form otherwise
+   * has the escapes of strings and may not span lines, the raw form has none.
+   */
+  function scanTemplatePart(raw: boolean): void {
+    const close = raw ? "`" : '"';
+    let text = "";
+    let escapes = false;
+    let closed = false;
+    for (;;) {
+      if (i >= end || (!raw && peek() === "\n")) fail("non-terminated string");
+      const ch = peek();
+      const from = i;
+      advance();
+      if (ch === close) {
+        closed = true;
+        break;
+      }
+      if (ch === "{") break;
+      if (ch === "\\") {
+        const e = peek();
+        if (e === "{" || (e === "}" && !raw)) {
+          advance();
+          text += e;
+          continue;
+        }
+        if (!raw) {
+          escapes = true;
+          if (e !== "" && '\\"/bfnrt'.includes(e)) advance();
+          else if (e === "u") for (let k = 0; k < 5 && i < end && peek() !== "\n"; k++) advance();
+          else fail("illegal escape sequence");
+        }
+      }
+      text += source.slice(from, i);
+    }
+    const value = escapes ? (unescapeJson(text) ?? fail(`illegal template-string part: ${source.slice(start, i)}`)) : text;
+    push("template", value, closed);
+    if (!closed) templates.push({ raw, depth: 0 });
   }
 
   function decodeString(raw: string): string {

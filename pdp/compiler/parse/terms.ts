@@ -9,10 +9,11 @@
  * A ref or call continues only when `.`, `[` or `(` directly follows.
  * Collections are parsed by the base class (collections.ts).
  */
-import type { CallTerm, RefTerm, SetTerm, Term } from "../ast";
+import type { CallTerm, Expr, RefTerm, SetTerm, Term } from "../ast";
 import { CollectionParser } from "./collections";
 import { refTerm, stringTerm, varTerm } from "./cursor";
 import { KEYWORDS, tokenName, type TokenKind } from "./lexer";
+import { lowerTemplateString, templateExprProblem } from "./template";
 
 const RELATIONS: TokenKind[] = ["==", "!=", "<", ">", "<=", ">="];
 /** Tokens that may not directly follow a rule name (OPA's parseHeadFinish). */
@@ -27,6 +28,11 @@ export abstract class TermParser extends CollectionParser {
    * statement loop clears it (`forgetTerms`) to keep it small.
    */
   private readonly termCache = new Map<number, { term: Term; end: number }>();
+  /** Numbers the vars that template strings introduce (see template.ts). */
+  private readonly templateVars = { n: 0 };
+
+  /** One expression with its `with` modifiers (body.ts). */
+  protected abstract parseLiteral(): Expr | null;
 
   protected forgetTerms(): void {
     this.termCache.clear();
@@ -127,6 +133,7 @@ export abstract class TermParser extends CollectionParser {
       case "false": return { type: "boolean", value: false, loc };
       case "-": case ".": case "number": return this.parseNumber();
       case "string": return stringTerm(this.tok.value ?? "", loc);
+      case "template": return this.parseTemplateString();
       case "ident": case "contains": return varTerm(this.tok.text, loc);
       case "[": return this.parseArray();
       case "{": return this.parseSetOrObject();
@@ -226,6 +233,39 @@ export abstract class TermParser extends CollectionParser {
     if (!args) return null;
     this.next();
     return { type: "call", op, args, loc: op.loc } satisfies CallTerm;
+  }
+
+  /**
+   * `$"text {expr} text"`: pieces of text alternate with embedded expressions
+   * (the lexer cut the text at each unescaped `{` and resumes it after the
+   * matching `}`). Leaves the cursor on the last piece.
+   */
+  private parseTemplateString(): Term | null {
+    const loc = this.loc();
+    const parts: Array<Term | Expr> = [];
+    for (;;) {
+      const piece = this.tok;
+      if (piece.value) parts.push(stringTerm(piece.value, this.loc()));
+      if (piece.templateEnd) break;
+      this.next();
+      const expr = this.parseLiteral();
+      if (!expr) {
+        this.error(this.loc(), "invalid template-string expression");
+        return null;
+      }
+      const problem = templateExprProblem(expr);
+      if (problem) {
+        this.error(expr.loc, problem);
+        return null;
+      }
+      if (!this.is("}")) {
+        this.error(this.loc(), "expected } to end template string expression");
+        return null;
+      }
+      this.next();
+      parts.push(expr);
+    }
+    return lowerTemplateString(parts, loc, this.templateVars);
   }
 
   private parseNumber(): Term | null {

@@ -185,15 +185,13 @@ describe("OPA parser_test.go cases", () => {
     expect(errorsOf(() => parseQuery("not every x in xs { true }", "q"))[0]).toContain("unexpected every keyword: illegal negation of 'every'");
   });
 
-  it("reports template strings as unsupported", () => {
-    const err = (() => {
-      try {
-        parseQuery('x := $"a{1}"', "q");
-      } catch (e) {
-        return e as CompileErrors;
-      }
-      throw new Error("expected an error");
-    })();
-    expect(err.errors[0].code).toBe("rego_unsupported_error");
+  it("lowers template strings to internal.template_string, as OPA's compiler does", () => {
+    expect(rulesOf('p := $"a{1}{x}{ {y | y := x} }b\\{"')).toEqual([
+      'p := internal.template_string(["a", "1", {$tmpl0 | eq($tmpl0, x)}, {$tmpl1 | eq($tmpl1, {y | assign(y, x)})}, "b{"])',
+    ]);
+    // Text alone (scalars included) is a constant string.
+    expect(rulesOf("p := $`{\"}\"}{true}\\n`")).toEqual(['p := "}true\\\\n"']);
+    expect(modErrors('p := $"{some x in y}"')[0]).toBe("m.rego:2:9: rego_parse_error: unexpected 'some' in template-string expression");
+    expect(modErrors('p := $"{1"')[0]).toBe("m.rego:2:10: rego_parse_error: non-terminated string");
   });
 });
