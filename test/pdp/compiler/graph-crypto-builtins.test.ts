@@ -3,6 +3,7 @@
  * compiled natively into the runtime: results as OPA gives them, undefined
  * where OPA raises a (non-strict) builtin error.
  */
+import { createHash, createHmac } from "crypto";
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../pdp/compiler";
 
@@ -72,5 +73,67 @@ describe("graph.reachable_paths", () => {
   test("type errors are undefined", async () => {
     expect(await p(rule, { g: 1, init: [1] })).toBeUndefined();
     expect(await p(rule, { g: { a: [] }, init: "a" })).toBeUndefined();
+  });
+});
+
+describe("crypto hashes and HMACs agree with Node's crypto", () => {
+  // Lengths around the 55/56/64-byte (MD5, SHA-1, SHA-256) and
+  // 111/112/128-byte (SHA-512) padding boundaries, multi-block messages,
+  // multi-byte UTF-8 and a lone surrogate (hashed as U+FFFD, like Go and Node).
+  const lengths = [0, 1, 3, 54, 55, 56, 57, 63, 64, 65, 110, 111, 112, 113, 127, 128, 129, 200, 1000];
+  const texts = [
+    ...lengths.map((n) => Array.from({ length: n }, (_, i) => String.fromCharCode(97 + ((i * 7) % 26))).join("")),
+    "åäöçß🥲♙Ω",
+    "秘密の".repeat(30),
+    "\ud800x",
+    "The quick brown fox jumps over the lazy dog",
+  ];
+  const keys = ["", "key", "k".repeat(64), "k".repeat(65), "K".repeat(128), "K".repeat(129), "秘密の", "x".repeat(300)];
+
+  test("crypto.md5, crypto.sha1, crypto.sha256", async () => {
+    const src = "p := [[crypto.md5(s), crypto.sha1(s), crypto.sha256(s)] | some s in input.texts]";
+    const want = texts.map((s) => ["md5", "sha1", "sha256"].map((h) => createHash(h).update(s, "utf8").digest("hex")));
+    expect(await p(src, { texts })).toEqual(want);
+  });
+
+  test("crypto.hmac.md5, sha1, sha256, sha512 (message first, then key)", async () => {
+    const src = `p := [[crypto.hmac.md5(m, k), crypto.hmac.sha1(m, k), crypto.hmac.sha256(m, k), crypto.hmac.sha512(m, k)] |
+      some m in input.texts; some k in input.keys]`;
+    const want = texts.flatMap((m) =>
+      keys.map((k) => ["md5", "sha1", "sha256", "sha512"].map((h) => createHmac(h, Buffer.from(k, "utf8")).update(m, "utf8").digest("hex"))),
+    );
+    expect(await p(src, { texts, keys })).toEqual(want);
+  });
+
+  test("OPA's documented values", async () => {
+    expect(await p('p := crypto.hmac.sha512("foo", "bar")')).toBe(
+      "24257d7210582a65c731ec55159c8184cc24c02489453e58587f71f44c23a2d61b4b72154a89d17b2d49448a8452ea066f4fc56a2bcead45c088572ffccdb3d8",
+    );
+    expect(await p('p := crypto.md5("")')).toBe("d41d8cd98f00b204e9800998ecf8427e");
+  });
+
+  test("a non-string operand is undefined", async () => {
+    expect(await p("p := crypto.md5(input.x)", { x: 1 })).toBeUndefined();
+    expect(await p("p := crypto.sha256(input.x)", { x: ["a"] })).toBeUndefined();
+    expect(await p('p := crypto.hmac.sha256("m", input.x)', { x: null })).toBeUndefined();
+    expect(await p('p := crypto.hmac.sha1(input.x, "k")', { x: true })).toBeUndefined();
+  });
+});
+
+describe("crypto.hmac.equal", () => {
+  const rule = "p := crypto.hmac.equal(input.a, input.b)";
+
+  test("true only for equal strings", async () => {
+    expect(await p(rule, { a: "31b6db9e5eb4addb", b: "31b6db9e5eb4addb" })).toBe(true);
+    expect(await p(rule, { a: "31b6db9e5eb4addb", b: "31b6db9e5eb4addc" })).toBe(false);
+    expect(await p(rule, { a: "31b6db9e5eb4addb42f1", b: "31b6db9e5eb4addb" })).toBe(false);
+    expect(await p(rule, { a: "", b: "" })).toBe(true);
+    expect(await p(rule, { a: "秘密", b: "秘密" })).toBe(true);
+    expect(await p(rule, { a: "é", b: "e" })).toBe(false);
+  });
+
+  test("a non-string operand is undefined", async () => {
+    expect(await p(rule, { a: 1, b: 1 })).toBeUndefined();
+    expect(await p(rule, { a: "x", b: ["x"] })).toBeUndefined();
   });
 });
