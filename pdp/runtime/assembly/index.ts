@@ -37,3 +37,4 @@ export * from "./builtins/glob";
 export * from "./builtins/walk";
 export * from "./builtins/graph";
 export * from "./builtins/crypto";
+export * from "./builtins/jwt";

@@ -137,3 +137,92 @@ describe("crypto.hmac.equal", () => {
     expect(await p(rule, { a: "x", b: ["x"] })).toBeUndefined();
   });
 });
+
+describe("io.jwt.decode and io.jwt.verify_hs*", () => {
+  const b64url = (s: string | Buffer) => Buffer.from(s).toString("base64url");
+  const token = (header: unknown, payload: unknown, sig: string | Buffer = "sig") =>
+    `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}.${b64url(sig)}`;
+  const decode = "p := io.jwt.decode(input.t)";
+
+  test("decode: header, payload and the signature's bytes in hex", async () => {
+    const sig = Buffer.from([0x00, 0xff, 0x80, 0x7f, 0xc3]); // not UTF-8: hex of the raw bytes
+    expect(await p(decode, { t: token({ alg: "HS256", typ: "JWT" }, { sub: "0", n: [1, "x"], "秘": true }, sig) })).toEqual([
+      { alg: "HS256", typ: "JWT" },
+      { sub: "0", n: [1, "x"], "秘": true },
+      "00ff807fc3",
+    ]);
+    expect(await p(decode, { t: token({}, {}, "") })).toEqual([{}, {}, ""]);
+  });
+
+  test("decode: a cty JWT payload is a (possibly quoted) nested token, whose result is returned", async () => {
+    const inner = token({ alg: "HS256" }, { iss: "opa" }, "inner");
+    expect(await p(decode, { t: `${b64url(JSON.stringify({ cty: "JWT" }))}.${b64url(JSON.stringify(inner))}.!!` })).toEqual([
+      { alg: "HS256" },
+      { iss: "opa" },
+      Buffer.from("inner").toString("hex"),
+    ]);
+    expect(await p(decode, { t: `${b64url(JSON.stringify({ cty: "JWT" }))}.${b64url(inner)}.x` })).toEqual([
+      { alg: "HS256" },
+      { iss: "opa" },
+      Buffer.from("inner").toString("hex"),
+    ]);
+    // Another content type: the payload is JSON as usual.
+    expect(await p(decode, { t: token({ cty: "jwt" }, { a: 1 }, "s") })).toEqual([{ cty: "jwt" }, { a: 1 }, "73"]);
+  });
+
+  test("decode errors are undefined", async () => {
+    const h = b64url(JSON.stringify({ alg: "HS256" }));
+    const pl = b64url(JSON.stringify({ a: 1 }));
+    for (const t of [
+      `${h}${pl}`, // no periods
+      `${h}.${pl}`, // two sections
+      `${h}.${pl}.x.y`, // four
+      `${h}^%.${pl}.x`, // bad base64url
+      `${h}.${pl}/.x`,
+      `${h}.${pl}.x/`,
+      `${b64url("[1]")}.${pl}.x`, // header not an object
+      `${h}.${b64url("nope")}.x`, // payload not JSON
+      `${h}.${b64url('"str"')}.x`,
+      token({ alg: "HS256", enc: "A128GCM" }, { a: 1 }), // JWE
+      token({ cty: 1 }, { a: 1 }),
+    ]) {
+      expect(await p(decode, { t })).toBeUndefined();
+    }
+    expect(await p(decode, { t: 1 })).toBeUndefined();
+  });
+
+  test("verify_hs256/384/512 agree with Node's HMAC, across keys and message lengths", async () => {
+    const secrets = ["secret", "", "秘密の", "k".repeat(64), "k".repeat(129)];
+    const payloads = [{}, { user: "alice", long: "x".repeat(300) }];
+    const cases: Array<{ t: string; k: string; alg: string; want: boolean }> = [];
+    for (const [alg, h] of [["hs256", "sha256"], ["hs384", "sha384"], ["hs512", "sha512"]]) {
+      for (const k of secrets) {
+        for (const pl of payloads) {
+          const unsigned = `${b64url(JSON.stringify({ alg }))}.${b64url(JSON.stringify(pl))}`;
+          const sig = createHmac(h, Buffer.from(k, "utf8")).update(unsigned).digest();
+          cases.push({ t: `${unsigned}.${sig.toString("base64url")}`, k, alg, want: true });
+          cases.push({ t: `${unsigned}.${sig.toString("base64url")}`, k: `${k}x`, alg, want: false });
+          const tampered = Buffer.from(sig);
+          tampered[0] ^= 1;
+          cases.push({ t: `${unsigned}.${tampered.toString("base64url")}`, k, alg, want: false });
+        }
+      }
+    }
+    const src = `p := [ok |
+      some c in input.cases
+      ok := {"hs256": io.jwt.verify_hs256(c.t, c.k), "hs384": io.jwt.verify_hs384(c.t, c.k), "hs512": io.jwt.verify_hs512(c.t, c.k)}[c.alg]
+    ]`;
+    expect(await p(src, { cases })).toEqual(cases.map((c) => c.want));
+  });
+
+  test("verify_hs* errors are undefined", async () => {
+    const rule = "p := io.jwt.verify_hs256(input.t, input.k)";
+    expect(await p(rule, { t: "a.b", k: "secret" })).toBeUndefined();
+    expect(await p(rule, { t: "nodots", k: "secret" })).toBeUndefined();
+    expect(await p(rule, { t: "a.b.!!", k: "secret" })).toBeUndefined();
+    expect(await p(rule, { t: "a.b.c", k: 1 })).toBeUndefined();
+    expect(await p(rule, { t: ["a.b.c"], k: "secret" })).toBeUndefined();
+    // The header is not decoded: any three sections with a bad signature are just false.
+    expect(await p(rule, { t: "not json.at all.AAAA", k: "secret" })).toBe(false);
+  });
+});

@@ -7,7 +7,7 @@
 
 import { Value, StrV, boolV } from "../value";
 import { strArg, utf8Bytes } from "./text";
-import { Digest, hmac, hexOf, md5, sha1, sha256, sha512 } from "./digest";
+import { Digest, constantTimeEqual, hmac, hexOf, md5, sha1, sha256, sha512 } from "./digest";
 
 function hashHex(a: Value | null, hash: Digest): Value | null {
   const s = strArg(a);
@@ -50,19 +50,10 @@ export function bi_crypto_hmac_sha512(message: Value | null, key: Value | null):
   return hmacHex(message, key, sha512, 128);
 }
 
-/**
- * crypto.hmac.equal(mac1, mac2): whether the strings' bytes are equal, in
- * time that depends only on their lengths (Go's hmac.Equal), so a policy
- * comparing a secret MAC does not leak how much of it matched.
- */
+/** crypto.hmac.equal(mac1, mac2): whether the strings' bytes are equal, in constant time. */
 export function bi_crypto_hmac_equal(mac1: Value | null, mac2: Value | null): Value | null {
   const a = strArg(mac1);
   const b = strArg(mac2);
   if (a === null || b === null) return null;
-  const x = utf8Bytes(a);
-  const y = utf8Bytes(b);
-  if (x.length != y.length) return boolV(false);
-  let diff: u32 = 0;
-  for (let i = 0; i < x.length; i++) diff |= <u32>(unchecked(x[i]) ^ unchecked(y[i]));
-  return boolV(diff == 0);
+  return boolV(constantTimeEqual(utf8Bytes(a), utf8Bytes(b)));
 }

@@ -1,6 +1,6 @@
 /**
  * Message digests (MD5 RFC 1321, SHA-1 and SHA-2 FIPS 180-4) and HMAC
- * (RFC 2104) over bytes, for the crypto.* builtins. Not a
+ * (RFC 2104) over bytes, for the crypto.* and io.jwt.* builtins. Not a
  * builtin module: index.ts does not re-export it.
  *
  * The Wasm module has no host crypto to call, so the algorithms are written
@@ -208,7 +208,7 @@ export function sha256(msg: Array<u8>): Array<u8> {
   return wordsBE(h, 8);
 }
 
-// ------------------------------------------------------------ SHA-512
+// ------------------------------------------------------------ SHA-512 and SHA-384
 
 /** Fractional parts of the cube roots of the first 80 primes. */
 const K512: StaticArray<u64> = [
@@ -240,6 +240,11 @@ const H512: StaticArray<u64> = [
   0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
 ];
 
+/** SHA-384's initial state: square roots of the 9th to 16th primes. */
+const H384: StaticArray<u64> = [
+  0xcbbb9d5dc1059ed8, 0x629a292a367cd507, 0x9159015a3070dd17, 0x152fecd8f70e5939,
+  0x67332667ffc00b31, 0x8eb44a8768581511, 0xdb0c2e0d64f98fa7, 0x47b5481dbefa4fa4,
+];
 
 /** The SHA-512 compression over msg from initial state iv, the first outBytes bytes of the result. */
 function sha512Family(msg: Array<u8>, iv: StaticArray<u64>, outBytes: i32): Array<u8> {
@@ -287,11 +292,15 @@ export function sha512(msg: Array<u8>): Array<u8> {
   return sha512Family(msg, H512, 64);
 }
 
+export function sha384(msg: Array<u8>): Array<u8> {
+  return sha512Family(msg, H384, 48);
+}
+
 // ------------------------------------------------------------ HMAC
 
 /**
  * HMAC of msg under key with digest `hash` of block size `block` (64 bytes
- * for MD5, SHA-1 and SHA-256, 128 for SHA-512): a key longer
+ * for MD5, SHA-1 and SHA-256, 128 for SHA-384 and SHA-512): a key longer
  * than a block is hashed first, then zero-padded to a block.
  */
 export function hmac(hash: Digest, block: i32, key: Array<u8>, msg: Array<u8>): Array<u8> {
@@ -304,6 +313,18 @@ export function hmac(hash: Digest, block: i32, key: Array<u8>, msg: Array<u8>): 
     outer[i] = b ^ 0x5c;
   }
   return hash(outer.concat(hash(inner.concat(msg))));
+}
+
+/**
+ * Whether two byte strings are equal, in time that depends only on their
+ * lengths (Go's hmac.Equal), so comparing a secret MAC does not leak how
+ * much of it matched.
+ */
+export function constantTimeEqual(x: Array<u8>, y: Array<u8>): bool {
+  if (x.length != y.length) return false;
+  let diff: u32 = 0;
+  for (let i = 0; i < x.length; i++) diff |= <u32>(unchecked(x[i]) ^ unchecked(y[i]));
+  return diff == 0;
 }
 
 const HEX = "0123456789abcdef";
