@@ -15,6 +15,7 @@ export const COLLECTIONS: BuiltinSpec[] = [
   ...specs(3, ["object.get"]),
   ...specs(1, ["object.keys", "object.union_n"]),
   ...specs(2, ["object.remove", "object.union", "object.filter", "object.subset"]),
+  ...specs(2, ["graph.reachable", "graph.reachable_paths"]),
   ...specs(2, ["json.filter", "json.remove", "json.patch"]),
   ...specs(1, ["json.marshal", "json.unmarshal", "json.is_valid"]),
   ...specs(2, ["json.marshal_with_options"]),

@@ -14,6 +14,7 @@
  */
 import { ARITHMETIC } from "./arithmetic";
 import { COLLECTIONS } from "./collections";
+import { CRYPTO } from "./crypto";
 import { ENCODING } from "./encoding";
 import { HOST } from "./host";
 import { REGEX } from "./regex";
@@ -23,7 +24,7 @@ import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

@@ -36,3 +36,6 @@ export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";
 export * from "./builtins/walk";
 export * from "./builtins/template";
+export * from "./builtins/graph";
+export * from "./builtins/crypto";
+export * from "./builtins/jwt";

@@ -9,6 +9,7 @@
 
 import { Value, StrV, boolV } from "../value";
 import { strArg, utf8Bytes, decodeUtf8Lossy } from "./text";
+import { decode64, decodeBase64Url } from "./base64";
 
 const STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -34,70 +35,6 @@ function encode64(s: string, alphabet: string, pad: bool): string {
     if (pad) out.push(0x3d);
   }
   return String.fromCharCodes(out);
-}
-
-function sextet(c: i32, url: bool): i32 {
-  if (c >= 0x41 && c <= 0x5a) return c - 0x41;
-  if (c >= 0x61 && c <= 0x7a) return c - 0x61 + 26;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30 + 52;
-  if (c == (url ? 0x2d : 0x2b)) return 62;
-  if (c == (url ? 0x5f : 0x2f)) return 63;
-  return -1;
-}
-
-// @ts-ignore: decorator
-@inline function isNewline(c: i32): bool {
-  return c == 0x0a || c == 0x0d;
-}
-
-/**
- * Go's (padded, non-strict) base64 DecodeString: newlines are skipped
- * anywhere, a final quantum must be padded with '=' correctly, nothing but
- * newlines may follow the padding, and unused trailing bits are ignored.
- * Null on corrupt input.
- */
-function decode64(s: string, url: bool): Array<u8> | null {
-  const out = new Array<u8>();
-  const n = s.length;
-  let si = 0;
-  while (true) {
-    const buf = [0, 0, 0, 0];
-    let dlen = 4;
-    let done = false;
-    for (let j = 0; j < 4; j++) {
-      if (si == n) {
-        if (j == 0) return out;
-        return null; // unpadded final quantum
-      }
-      const c = s.charCodeAt(si++);
-      const v = sextet(c, url);
-      if (v >= 0) {
-        buf[j] = v;
-        continue;
-      }
-      if (isNewline(c)) {
-        j--;
-        continue;
-      }
-      if (c != 0x3d || j < 2) return null; // bad character or padding too early
-      if (j == 2) { // "==" expected: the second '=' may follow newlines
-        while (si < n && isNewline(s.charCodeAt(si))) si++;
-        if (si == n || s.charCodeAt(si) != 0x3d) return null;
-        si++;
-      }
-      while (si < n && isNewline(s.charCodeAt(si))) si++;
-      if (si < n) return null; // trailing garbage after padding
-      dlen = j;
-      done = true;
-      break;
-    }
-    const val = (buf[0] << 18) | (buf[1] << 12) | (buf[2] << 6) | buf[3];
-    out.push(<u8>(val >> 16));
-    if (dlen >= 3) out.push(<u8>(val >> 8));
-    if (dlen == 4) out.push(<u8>val);
-    if (done) return out;
-  }
-  return out;
 }
 
 export function bi_base64_encode(a: Value | null): Value | null {
@@ -129,21 +66,11 @@ export function bi_base64url_encode_no_pad(a: Value | null): Value | null {
   return s === null ? null : new StrV(encode64(s, URL, false));
 }
 
-/**
- * base64url.decode: input without trailing '=' gets the padding RFC 7515
- * (appendix C) implies (a length of 1 mod 4 is an error), then strict
- * padded decoding. The length counts bytes, hence UTF-8.
- */
+/** base64url.decode: see decodeBase64Url for the padding OPA implies. */
 export function bi_base64url_decode(a: Value | null): Value | null {
-  let s = strArg(a);
+  const s = strArg(a);
   if (s === null) return null;
-  if (!s.endsWith("=")) {
-    const r = utf8Bytes(s).length % 4;
-    if (r == 1) return null;
-    if (r == 2) s += "==";
-    else if (r == 3) s += "=";
-  }
-  const b = decode64(s, true);
+  const b = decodeBase64Url(s);
   return b === null ? null : new StrV(decodeUtf8Lossy(b));
 }
 
