@@ -17,13 +17,14 @@ import { COLLECTIONS } from "./collections";
 import { ENCODING } from "./encoding";
 import { HOST } from "./host";
 import { REGEX } from "./regex";
+import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
 import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...SEMVER, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 
