@@ -16,6 +16,7 @@ import { ARITHMETIC } from "./arithmetic";
 import { COLLECTIONS } from "./collections";
 import { ENCODING } from "./encoding";
 import { HOST } from "./host";
+import { NET } from "./net";
 import { REGEX } from "./regex";
 import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
@@ -24,7 +25,7 @@ import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...SEMVER, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...SEMVER, ...NET, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

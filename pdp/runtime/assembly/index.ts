@@ -36,3 +36,4 @@ export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";
 export * from "./builtins/walk";
 export * from "./builtins/semver";
+export * from "./builtins/net";

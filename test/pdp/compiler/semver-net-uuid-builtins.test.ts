@@ -46,3 +46,69 @@ describe("semver", () => {
     expect(await each("semver.compare(a[0], a[1])", pairs)).toEqual(pairs.map(() => "undefined"));
   });
 });
+
+describe("net.cidr_*", () => {
+  test("cidr_contains: addresses and whole networks, IPv4, IPv6 and IPv4-mapped forms", async () => {
+    const pairs = [
+      ["10.0.0.0/8", "10.1.2.3"], ["10.0.0.0/8", "11.0.0.1"], ["10.0.0.0/8", "10.1.0.0/24"], ["10.0.0.0/24", "10.0.0.0/8"],
+      ["2001:4860::/32", "2001:4860:4860::8888"], ["2001:4860::/32", "2001:4861::/48"],
+      ["::ffff:10.0.0.0/104", "10.1.2.3"], ["10.0.0.0/8", "::ffff:10.1.2.3"], ["1.2.3.4/024", "1.2.3.5"], ["10.0.0.0/8", "::/0"],
+    ];
+    expect(await each("net.cidr_contains(a[0], a[1])", pairs)).toEqual([true, false, true, false, true, false, true, true, true, false]);
+  });
+
+  test("cidr_contains: undefined (an error in OPA) for what Go's parsers reject", async () => {
+    const pairs = [
+      ["not-a-cidr", "1.2.3.4"], ["10.0.0.0/8", "not-an-ip"], ["10.1.2.3", "10.1.2.3"], ["10.0.0.0/8", "010.1.2.3"],
+      ["10.0.0.0/33", "10.0.0.1"], ["fe80::1%eth0/64", "fe80::1"], ["1:2:3:4:5:6:7:8:9/64", "::1"], ["1::2::3/64", "::1"],
+      ["10.0.0.0/8", 1], ["10.0.0.0/", "10.0.0.1"], ["10.0.0.0/+8", "10.0.0.1"],
+    ];
+    expect(await each("net.cidr_contains(a[0], a[1])", pairs)).toEqual(pairs.map(() => "undefined"));
+  });
+
+  test("cidr_intersects and cidr_is_valid", async () => {
+    const pairs = [["192.168.1.0/24", "192.168.1.128/25"], ["10.0.0.0/8", "11.0.0.0/8"], ["fd1e::/64", "fd1e:0:0:0:1111::/72"], ["10.0.0.0/8", "::/0"], ["10.0.0.0/8", "x"]];
+    expect(await each("net.cidr_intersects(a[0], a[1])", pairs)).toEqual([true, false, true, false, "undefined"]);
+    const cidrs = ["192.168.0.0/30", "192.168.0.500/30", "::/0", "::ffff:1.2.3.4/128", "1.2.3.4", "1.2.3.4/33", 5];
+    expect(await each("net.cidr_is_valid(a)", cidrs)).toEqual([true, false, true, true, false, false, false]);
+  });
+
+  test("cidr_expand: every address, printed as Go prints it", async () => {
+    const cidrs = ["192.168.1.1/30", "10.0.0.0/32", "2001:db8::/127", "::ffff:1.2.3.4/127", "1.2.3.4/33"];
+    expect(await each("net.cidr_expand(a)", cidrs)).toEqual([
+      ["192.168.1.0", "192.168.1.1", "192.168.1.2", "192.168.1.3"], ["10.0.0.0"], ["2001:db8::", "2001:db8::1"], ["1.2.3.4", "1.2.3.5"], "undefined",
+    ]);
+    const single = ["1:0:0:2:0:0:3:4/128", "::1/128", "1:0:2:0:3:0:4:0/128", "::1.2.3.4/128", "ABCD:0DB8::/128"];
+    expect(await each("net.cidr_expand(a)", single)).toEqual([["1::2:0:0:3:4"], ["::1"], ["1:0:2:0:3:0:4:0"], ["::102:304"], ["abcd:db8::"]]);
+  });
+
+  test("cidr_merge: adjacent and contained networks merge; unmerged ones print as given", async () => {
+    const lists = [
+      ["192.0.128.0/24", "192.0.129.0/24"], ["10.0.0.0/8", "10.1.0.0/16"], ["192.168.1.0/25", "192.168.1.128/26", "192.168.1.192/26"],
+      ["10.0.0.0/32", "10.0.0.2/32"], ["10.0.0.0/24", "10.0.1.0/25"], ["1900::1/96", "1900::20/64"], ["10.0.0.0/8", "2001:db8::/32"],
+      ["0.0.0.0/1", "128.0.0.0/1"], ["::/1", "8000::/1"], [], ["2001:db8::1/128", "2001:db8::/128"],
+    ];
+    expect(await each("net.cidr_merge(a)", lists)).toEqual([
+      ["192.0.128.0/23"], ["10.0.0.0/8"], ["192.168.1.0/24"], ["10.0.0.0/32", "10.0.0.2/32"], ["10.0.0.0/24", "10.0.1.0/25"],
+      ["1900::/64"], ["10.0.0.0/8", "2001:db8::/32"], ["0.0.0.0/0"], ["::/0"], [], ["2001:db8::/127"],
+    ]);
+  });
+
+  test("cidr_merge: a bare IPv4 address takes its classful default mask, as in OPA; bad elements are undefined", async () => {
+    expect(await each("net.cidr_merge(a)", [["1.1.1.1"], ["192.168.1.1", "192.168.1.1"]])).toEqual([["1.1.1.1/8"], ["192.168.1.0/24"]]);
+    const bad = [["2001:db8::1"], ["bad"], [1], "10.0.0.0/8"];
+    expect(await each("net.cidr_merge(a)", bad)).toEqual(bad.map(() => "undefined"));
+    expect(await evaluate('p := net.cidr_merge({"10.0.0.0/24", "10.0.1.0/24"})')).toEqual([{ x: ["10.0.0.0/23"] }]);
+  });
+
+  test("cidr_contains_matches: keys by index, element or object key; errors only where OPA reaches them", async () => {
+    const q = (a: string, b: string): string => `p := net.cidr_contains_matches(${a}, ${b})`;
+    expect(await evaluate(q('{"a": "10.0.0.0/8", "b": ["192.168.0.0/16", "x"]}', '["10.1.2.3", "192.168.3.4"]'))).toEqual([{ x: [["a", 0], ["b", 1]] }]);
+    expect(await evaluate(q('"10.0.0.0/8"', '{["10.1.2.3", 7]}'))).toEqual([{ x: [["10.0.0.0/8", ["10.1.2.3", 7]]] }]);
+    expect(await evaluate(q("[]", "[1]"))).toEqual([{ x: [] }]);
+    expect(await evaluate(q("7", '["10.1.2.3"]'))).toEqual([{ x: [] }]);
+    expect(await evaluate(q('["10.0.0.0/8"]', "[1]"))).toEqual([]);
+    expect(await evaluate(q('["10.0.0.0/8", []]', "[]"))).toEqual([]);
+    expect(await evaluate(q('["bad"]', '["10.1.2.3"]'))).toEqual([]);
+  });
+});
