@@ -21,11 +21,12 @@ import { REGEX } from "./regex";
 import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
+import { UUID } from "./uuid";
 import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...SEMVER, ...NET, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...SEMVER, ...NET, ...UUID, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

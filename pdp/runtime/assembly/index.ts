@@ -37,3 +37,4 @@ export * from "./builtins/glob";
 export * from "./builtins/walk";
 export * from "./builtins/semver";
 export * from "./builtins/net";
+export * from "./builtins/uuid";

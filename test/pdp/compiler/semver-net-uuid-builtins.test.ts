@@ -112,3 +112,43 @@ describe("net.cidr_*", () => {
     expect(await evaluate(q('["bad"]', '["10.1.2.3"]'))).toEqual([]);
   });
 });
+
+describe("uuid.parse", () => {
+  test("version and variant for every UUID; time, node and clock sequence for versions 1 and 2", async () => {
+    const ids = [
+      "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "000003e8-48b9-21ee-b205-335096b39f47", "ffffffff-ffff-1fff-bfff-ffffffffffff",
+      "00000000-0000-4000-c000-000000000000", "00000000-0000-5000-0000-000000000000", "00000000-0000-3000-e000-000000000000",
+      "00000001-0000-2000-8002-010000000000",
+    ];
+    expect(await each("uuid.parse(a)", ids)).toEqual([
+      { version: 1, variant: "RFC4122", time: 886630433151182400, nodeid: "00-c0-4f-d4-30-c8", macvariables: "global:unicast", clocksequence: 180 },
+      {
+        version: 2, variant: "RFC4122", time: 1693566990121469600, nodeid: "33-50-96-b3-9f-47", macvariables: "local:multicast",
+        clocksequence: 12805, id: 1000, domain: "Domain5",
+      },
+      { version: 1, variant: "RFC4122", time: -7607606781572612196, nodeid: "ff-ff-ff-ff-ff-ff", macvariables: "local:multicast", clocksequence: 16383 },
+      { version: 4, variant: "Microsoft" }, { version: 5, variant: "Reserved" }, { version: 3, variant: "Future" },
+      {
+        version: 2, variant: "RFC4122", time: expect.any(Number), nodeid: "01-00-00-00-00-00", macvariables: "global:multicast",
+        clocksequence: 2, id: 1, domain: "Org",
+      },
+    ]);
+  });
+
+  test("the forms google/uuid accepts: bare, urn:uuid: in any case, one character each side, 32 hex digits", async () => {
+    const forms = [
+      "urn:uuid:00000000-0000-4000-8000-000000000000", "URN:UUID:00000000-0000-4000-8000-000000000000", "{00000000-0000-4000-8000-000000000000}",
+      "(00000000-0000-4000-8000-000000000000)", "0000000000004000800000000000000A",
+    ];
+    expect(await each("uuid.parse(a)", forms)).toEqual(forms.map(() => ({ version: 4, variant: "RFC4122" })));
+  });
+
+  test("undefined for what is not a UUID, and for non-strings", async () => {
+    const bad = [
+      "", "00000000-0000-4000-8000-00000000000", "00000000-0000-4000-8000-0000000000000", "00000000x0000-4000-8000-000000000000",
+      "0000000g-0000-4000-8000-000000000000", "urn:uuix:00000000-0000-4000-8000-000000000000", "000000000000400080000000000000g0",
+      "é0000000-0000-4000-8000-00000000000", 123, null, ["00000000-0000-4000-8000-000000000000"],
+    ];
+    expect(await each("uuid.parse(a)", bad)).toEqual(bad.map(() => "undefined"));
+  });
+});
