@@ -17,14 +17,17 @@ import { COLLECTIONS } from "./collections";
 import { CRYPTO } from "./crypto";
 import { ENCODING } from "./encoding";
 import { HOST } from "./host";
+import { NET } from "./net";
 import { REGEX } from "./regex";
+import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
+import { UUID } from "./uuid";
 import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...SEMVER, ...NET, ...UUID, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

@@ -39,3 +39,6 @@ export * from "./builtins/template";
 export * from "./builtins/graph";
 export * from "./builtins/crypto";
 export * from "./builtins/jwt";
+export * from "./builtins/semver";
+export * from "./builtins/net";
+export * from "./builtins/uuid";
