@@ -35,3 +35,4 @@ export * from "./builtins/time/builtins";
 export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";
 export * from "./builtins/walk";
+export * from "./builtins/units";
