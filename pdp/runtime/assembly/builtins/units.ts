@@ -88,7 +88,7 @@ function testBit(x: Nat, i: i64): bool {
 
 /** True when any of the low n bits of x is set. */
 function lowBitsSet(x: Nat, n: i64): bool {
-  const words = <i32>Math.min(<f64>(n >>> 5), <f64>x.length);
+  const words = n >>> 5 < <i64>x.length ? <i32>(n >>> 5) : x.length;
   for (let i = 0; i < words; i++) if (unchecked(x[i]) != 0) return true;
   const r = <u32>(n & 31);
   return r != 0 && words < x.length && (unchecked(x[words]) & ((1 << r) - 1)) != 0;
@@ -143,8 +143,10 @@ function subInPlace(a: Nat, b: Nat): Nat {
   return trim(a);
 }
 
-/** Quotient of a / b (b non-zero) by binary long division; `divRest` tells whether the remainder is non-zero. */
+/** Whether the last div left a non-zero remainder. */
 let divRest = false;
+
+/** Quotient of a / b (b non-zero) by binary long division: the operands here are a few hundred bits. */
 function div(a: Nat, b: Nat): Nat {
   const n = bitLen(a);
   const q = new Array<u32>(a.length);
@@ -183,11 +185,10 @@ function natToDigits(x: Nat): string {
       rem = cur % 1000000000;
     }
     trim(m);
-    parts.push(rem.toString());
+    parts.push(m.length > 0 ? rem.toString().padStart(9, "0") : rem.toString());
   }
-  let s = parts[parts.length - 1];
-  for (let i = parts.length - 2; i >= 0; i--) s += parts[i].padStart(9, "0");
-  return s;
+  // one join: the allocator does not reclaim, so no repeated concatenation
+  return parts.reverse().join("");
 }
 
 // ------------------------------------------------------------ splitting
