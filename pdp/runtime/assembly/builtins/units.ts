@@ -258,21 +258,20 @@ function parseAmount(s: string): bool {
     negative = s.charCodeAt(i) == 0x2d;
     i++;
   }
-  let digits = "";
-  let frac = 0;
-  let seen = 0;
-  let point = false;
+  const start = i;
+  let pointAt = -1;
   for (; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c == 0x2e && !point) {
-      point = true;
-      continue;
-    }
-    if (!isDigit(c)) break;
-    seen++;
-    if (point) frac++;
-    if (c != 0x30 || digits.length > 0) digits += String.fromCharCode(c);
+    if (c == 0x2e && pointAt < 0) pointAt = i;
+    else if (!isDigit(c)) break;
   }
+  const seen = i - start - (pointAt < 0 ? 0 : 1);
+  const frac = pointAt < 0 ? 0 : i - pointAt - 1;
+  // the digits without the point, then without leading zeros (one copy each: nothing is reclaimed)
+  let digits = pointAt < 0 ? s.substring(start, i) : s.substring(start, pointAt) + s.substring(pointAt + 1, i);
+  let lead = 0;
+  while (lead < digits.length && digits.charCodeAt(lead) == 0x30) lead++;
+  digits = digits.substring(lead);
   if (seen == 0) return false;
   let exp: i64 = 0;
   if (i < n && (s.charCodeAt(i) | 0x20) == 0x65) {
@@ -282,10 +281,10 @@ function parseAmount(s: string): bool {
       expNeg = s.charCodeAt(i) == 0x2d;
       i++;
     }
-    const start = i;
+    const expStart = i;
     // at most MAX_EXPONENT_DIGITS digits reach here (split refused more)
     for (; i < n && isDigit(s.charCodeAt(i)); i++) exp = exp * 10 + <i64>(s.charCodeAt(i) - 0x30);
-    if (i == start) return false;
+    if (i == expStart) return false;
     if (expNeg) exp = -exp;
   }
   if (i != n) return false;
