@@ -22,12 +22,13 @@ import { REGEX } from "./regex";
 import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
+import { UNITS } from "./units";
 import { UUID } from "./uuid";
 import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...SEMVER, ...NET, ...UUID, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...SEMVER, ...NET, ...UUID, ...UNITS, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

@@ -42,3 +42,4 @@ export * from "./builtins/jwt";
 export * from "./builtins/semver";
 export * from "./builtins/net";
 export * from "./builtins/uuid";
+export * from "./builtins/units";
