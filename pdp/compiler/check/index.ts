@@ -6,7 +6,8 @@
  *    classified (complete, partial set, partial object / ref head, function),
  *    conflicting kinds and duplicate defaults rejected (`tree.ts`);
  * 2. per rule: resolve names (`resolve.ts`), then reorder bodies for safety
- *    and check that head vars are bound (`safety.ts`);
+ *    and check that head vars are bound (`safety.ts`), then turn `==`
+ *    expressions into unification, as OPA does (`equals.ts`);
  * 3. reject recursion between rules (`recursion.ts`).
  * Errors are collected and thrown together as CompileErrors.
  */
@@ -15,6 +16,7 @@ import { DEFAULT_CATALOGUE, type Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
 import type { CheckedQuery, CheckedRule, Program } from "./program";
 import { isGenerated } from "./program";
+import { rewriteEqualsBody, rewriteEqualsTerm } from "./equals";
 import { checkRecursion } from "./recursion";
 import { resolveBody, resolveTerm, Scope, type ResolveEnv } from "./resolve";
 import { checkHead, reorderBody, reorderHeadTerm, type SafetyEnv } from "./safety";
@@ -68,15 +70,16 @@ function checkRule(env: ResolveEnv, r: RawRule): CheckedRule {
     const value = reorderHeadTerm(senv, resolved, safe.safe);
     const keys = key.map((k) => reorderHeadTerm(senv, resolveTerm(env, k, res.scope), safe.safe));
     checkHead(senv, [value, ...keys], safe.safe, rule.loc);
+    // OPA rewrites `==` into `=` after the safety check (equals.ts).
     const els = rule.else ? one(rule.else, key, rule.else.head.value) : null;
     return {
       kind: r.kind,
       path: r.path,
-      key: keys,
+      key: keys.map(rewriteEqualsTerm),
       args,
-      value,
+      value: rewriteEqualsTerm(value),
       setLeaf: r.setLeaf,
-      body: safe.body,
+      body: rewriteEqualsBody(safe.body),
       else: els,
       isDefault: rule.default,
       loc: rule.loc,

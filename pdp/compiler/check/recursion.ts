@@ -1,9 +1,8 @@
 /**
  * Recursion is forbidden in Rego: a rule (or function) may not depend on
  * itself, directly or through other rules. Dependencies are the `data` refs
- * and function calls in a rule's head and bodies: a ref reaching a rule path
- * depends on that rule; a ref stopping above rules (`data.pkg`, `data`,
- * `data.pkg[x]`) depends on every rule below that point.
+ * and function calls in a rule's head and bodies, each depending on the rules
+ * it may reach (`addDeps`, as OPA's rule graph computes it).
  */
 import type { Body, Expr, Term } from "../ast";
 import { CompileError } from "../errors";
@@ -50,21 +49,62 @@ function name(n: RuleNode): string {
   return n.path.length ? `data.${n.path.join(".")}` : "data";
 }
 
+/**
+ * The rule nodes a `data` ref may read, computed as OPA's GetRulesDynamic
+ * does: a constant segment follows that child and stops at the first node
+ * holding rules; a dynamic segment (var, ref, call...) tries every child,
+ * taking each one's rules and continuing below it; a ref that ends above the
+ * rules reads every rule under that point. The hidden `data.system` subtree
+ * is reached only by naming it.
+ */
 function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
-  let node = root;
-  for (const t of terms.slice(1)) {
-    if (node.kind !== null) break;
-    const seg = t.type === "string" ? t.value : t.type === "number" ? t.value : null;
-    if (seg === null) break;
-    const next = node.children.get(seg);
-    if (!next) return; // base data only
-    node = next;
-  }
-  const all = (n: RuleNode): void => {
-    if (n.kind !== null) out.add(n);
-    n.children.forEach(all);
+  const walk = (node: RuleNode, i: number): void => {
+    if (i >= terms.length) {
+      const all = (n: RuleNode): void => {
+        if (n.kind !== null) out.add(n);
+        if (!isHidden(n)) n.children.forEach(all);
+      };
+      all(node);
+      return;
+    }
+    const t = terms[i]!;
+    if (isConstant(t)) {
+      const seg = t.type === "string" || t.type === "number" ? t.value : null;
+      const child = seg === null ? undefined : node.children.get(seg);
+      if (!child) return; // base data only
+      if (child.kind !== null) out.add(child);
+      else walk(child, i + 1);
+      return;
+    }
+    for (const child of node.children.values()) {
+      if (isHidden(child)) continue;
+      if (child.kind !== null) out.add(child);
+      walk(child, i + 1);
+    }
   };
-  all(node);
+  walk(root, 1);
+}
+
+function isHidden(n: RuleNode): boolean {
+  return n.path.length === 1 && n.path[0] === "system";
+}
+
+/** A ground term without refs or calls: it names one child of a rule node. */
+function isConstant(t: Term): boolean {
+  switch (t.type) {
+    case "null":
+    case "boolean":
+    case "number":
+    case "string":
+      return true;
+    case "array":
+    case "set":
+      return t.items.every(isConstant);
+    case "object":
+      return t.items.every(([k, v]) => isConstant(k) && isConstant(v));
+    default:
+      return false;
+  }
 }
 
 /** Calls `f` with the terms of every `data` ref (and user-function callee) in a rule. */

@@ -4,13 +4,14 @@
  * evaluate), never through a private path, then compared with the case's
  * expectation. A case that cannot run counts as failed, never as passed.
  *
- * Expectations, as OPA's own Wasm test run reads them:
- * - want_result: the result set (list of bindings; [] = undefined);
- * - strict_error with an expected error: the error only exists in strict
- *   builtin-error mode, which Wasm does not have, so the expected outcome is
- *   the empty result set (a strict_error case that expects a result keeps it);
- * - want_error_code (otherwise): compilation or evaluation must fail with
- *   that code, and with want_error in the message when given.
+ * Expectations, in the order OPA's own Wasm test run reads them:
+ * - want_result: the result set (list of bindings; [] = undefined), and no
+ *   error, even when the case also names an error that only strict mode
+ *   raises (strict_error): Wasm has no strict builtin-error mode;
+ * - otherwise, strict_error with an expected error: the error only exists in
+ *   strict mode, so the expected outcome is the empty result set;
+ * - otherwise want_error_code: compilation or evaluation must fail with that
+ *   code, and with want_error in the message when given.
  * Like OPA's harness, the runner hosts `test.sleep` (harness-builtins.ts).
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
@@ -34,10 +35,10 @@ const QUERY_ENTRYPOINT = "conformance/query";
 
 export async function runCase(c: ConformanceCase, runtimeWasm?: Uint8Array): Promise<CaseResult> {
   const result = (passed: boolean, reason = ""): CaseResult => ({ file: c.file, family: c.family, note: c.note, passed, reason });
-  // A strict-mode-only error cannot happen in Wasm: the call is undefined instead.
-  const strictOnlyError = c.strictError && (c.wantErrorCode !== undefined || c.wantError !== undefined);
-  const expectError = c.wantErrorCode !== undefined && !c.strictError;
-  const expected = strictOnlyError ? [] : (c.wantResult ?? []);
+  // A wanted result comes first; a strict-mode-only error cannot happen in
+  // Wasm (the call is undefined instead), so without one it means undefined.
+  const expectError = c.wantResult === undefined && c.wantErrorCode !== undefined && !c.strictError;
+  const expected = c.wantResult ?? [];
 
   let actual: Array<Record<string, unknown>>;
   try {

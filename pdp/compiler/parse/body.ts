@@ -12,6 +12,9 @@ import { tokenName, type TokenKind } from "./lexer";
 import { TermParser } from "./terms";
 
 export abstract class BodyParser extends TermParser {
+  /** `not { ... }` bodies are enabled (`import future.keywords.not`). */
+  protected notBodies = false;
+
   protected parseBody(end: TokenKind): Body | null {
     return this.parseQuery(false, end);
   }
@@ -50,6 +53,10 @@ export abstract class BodyParser extends TermParser {
     if (this.is("not")) {
       this.next();
       negated = true;
+      if (this.notBodies && this.is("{")) {
+        const negatedBody = this.parseNotBody(loc);
+        if (negatedBody) return negatedBody;
+      }
     }
     if (this.is("some")) {
       if (negated) {
@@ -66,6 +73,26 @@ export abstract class BodyParser extends TermParser {
       return this.parseEvery();
     }
     return this.parseLiteralExpr(negated, loc);
+  }
+
+  /**
+   * `not { a; b }`: true when the body has no solution. Read as the negation
+   * of `[true | a; b][0]`, which is defined exactly when the body has one: the
+   * body is a closure, as OPA's negated body is (outer vars bound before it,
+   * its own vars local). Not a body (`not {1, 2}`): null, nothing consumed.
+   */
+  private parseNotBody(loc: TermExpr["loc"]): Expr | null {
+    const s = this.save();
+    this.next();
+    const body = this.parseBody("}");
+    if (!body || !this.is("}")) {
+      this.restore(s);
+      return null;
+    }
+    this.next();
+    const first: Term = { type: "arraycompr", term: { type: "boolean", value: true, loc }, body, loc };
+    const term: Term = { type: "ref", terms: [first, { type: "number", value: "0", loc }], loc };
+    return { type: "expr", kind: "term", term, negated: true, with: [], loc } satisfies TermExpr;
   }
 
   private parseLiteralExpr(negated: boolean, loc: TermExpr["loc"]): Expr | null {

@@ -16,7 +16,7 @@ export type Statement =
   | { kind: "body"; body: Body };
 
 const IMPORT_ROOTS = new Set(["data", "input", "future", "rego"]);
-const FUTURE_KEYWORDS = ["contains", "every", "if", "in"];
+const FUTURE_KEYWORDS = ["contains", "every", "if", "in", "not"];
 
 export class StatementParser extends RuleParser {
   /** All statements of the source; throws the parse errors, if any. */
@@ -161,6 +161,9 @@ export class StatementParser extends RuleParser {
         this.error(path.loc, `unexpected keyword, must be one of [${FUTURE_KEYWORDS.join(" ")}]`);
       } else if (alias) {
         this.error(loc, "`future` imports cannot be aliased");
+      } else if (segs.length === 1 || segs[1] === "not") {
+        // The other keywords are no-ops in v1; `not` enables `not { ... }` bodies.
+        this.notBodies = true;
       }
     }
   }

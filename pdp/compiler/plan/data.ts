@@ -13,10 +13,11 @@ import { hasRules, type RuleNode } from "../check";
 import { CompileError } from "../errors";
 import { baseArgs, isMockedPath, type Ctx } from "./context";
 import type { Local } from "./ir";
-import { makeNumber, makeString, planRefRest } from "./terms";
+import { termVars } from "../check/vars";
+import { hasUnboundVars, makeNumber, makeString, planRefRest, planTerm, planUnifyLocal } from "./terms";
 
 export function planDataRef(ctx: Ctx, ops: Term[], k: (v: Local) => void): void {
-  const step = (node: RuleNode, i: number): void => {
+  const step = (node: RuleNode, i: number, k: (v: Local) => void): void => {
     if (isMockedPath(ctx.env, node.path)) return planRefRest(ctx, dataAt(ctx, node.path), ops.slice(i), k);
     if (node.kind === "function") {
       throw new CompileError("rego_type_error", `function data.${node.path.join(".")} used as a value`, ops[0]!.loc);
@@ -29,12 +30,84 @@ export function planDataRef(ctx: Ctx, ops: Term[], k: (v: Local) => void): void 
     const seg = op.type === "string" ? op.value : op.type === "number" && /^\d+$/.test(op.value) ? op.value : null;
     if (seg !== null) {
       const child = node.children.get(seg);
-      if (child) return step(child, i + 1);
+      if (child) return step(child, i + 1, k);
       return planBaseRest(ctx, dataAt(ctx, node.path), ops.slice(i), k);
     }
+    if (canBranch(ctx, op, ops.slice(i + 1))) return planDynamicKey(ctx, node, op, (child, v) => step(child, i + 1, v), ops.slice(i + 1), k);
     planRefRest(ctx, valueOf(ctx, node), ops.slice(i), k);
   };
-  step(ctx.program.root, 0);
+  step(ctx.program.root, 0, k);
+}
+
+/**
+ * A dynamic key below a node without rules (`data[x].allow.see`): rather than
+ * building the whole virtual document at the node, which would evaluate every
+ * rule below it (the rule asking included, when it sits there), only the
+ * child the key names is evaluated, as OPA's evaluation does. Each child
+ * holding rules gets a branch comparing the key with its name and following
+ * the rest of the ref statically; keys naming no such child read base data.
+ * Done when the key is bound or a plain var (then bound to each key of the
+ * document in turn) and the rest of the ref binds nothing, so that each
+ * branch yields at most one value and `k` is planned once.
+ */
+function planDynamicKey(
+  ctx: Ctx,
+  node: RuleNode,
+  op: Term,
+  stepChild: (child: RuleNode, k: (v: Local) => void) => void,
+  rest: Term[],
+  k: (v: Local) => void,
+): void {
+  const fb = ctx.fb;
+  const children = [...node.children.entries()].filter(([, c]) => c.kind !== "function" && hasRules(c));
+  const withKey = (key: Local): void => {
+    const res = fb.newLocal();
+    fb.emit({ type: "ResetLocal", target: res });
+    const assign = (v: Local): void => fb.emit({ type: "AssignVar", source: v, target: res });
+    for (const [name, child] of children) {
+      fb.nested(() => {
+        fb.emit({ type: "Equal", a: key, b: makeString(ctx, name) });
+        stepChild(child, assign);
+      });
+    }
+    fb.nested(() => {
+      for (const [name] of children) fb.emit({ type: "NotEqual", a: key, b: makeString(ctx, name) });
+      const base = dataAt(ctx, node.path);
+      fb.emit({ type: "IsObject", source: base });
+      const t = fb.newLocal();
+      fb.emit({ type: "Dot", source: base, key, target: t });
+      planBaseRest(ctx, t, rest, assign);
+    });
+    fb.emit({ type: "IsDefined", source: res });
+    k(res);
+  };
+  if (!hasUnboundVars(ctx, op)) return planTerm(ctx, op, withKey);
+  // An unbound var: every key of the document, virtual or base, once.
+  const keys = fb.newLocal();
+  fb.emit({ type: "MakeSet", target: keys });
+  for (const [name] of children) fb.emit({ type: "SetAdd", set: keys, value: makeString(ctx, name) });
+  fb.nested(() => {
+    const base = dataAt(ctx, node.path);
+    fb.emit({ type: "IsObject", source: base });
+    const key = fb.newLocal();
+    const val = fb.newLocal();
+    const block = { stmts: [] };
+    fb.emit({ type: "Scan", source: base, key, value: val, block });
+    fb.into(block, () => fb.emit({ type: "SetAdd", set: keys, value: key }));
+  });
+  const key = fb.newLocal();
+  const val = fb.newLocal();
+  const block = { stmts: [] };
+  fb.emit({ type: "Scan", source: keys, key, value: val, block });
+  fb.scoped(() => fb.into(block, () => planUnifyLocal(ctx, key, op, () => withKey(key))));
+}
+
+/** The key is bound or a plain var, and the rest of the ref binds no var. */
+function canBranch(ctx: Ctx, op: Term, rest: Term[]): boolean {
+  if (op.type !== "var" && hasUnboundVars(ctx, op)) return false;
+  const vars = new Set<string>();
+  rest.forEach((t) => termVars(t, vars, true));
+  return [...vars].every((v) => ctx.fb.vars.has(v));
 }
 
 /** Follows ref operands through base data, literal integers as index or key string. */

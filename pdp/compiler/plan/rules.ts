@@ -20,8 +20,22 @@ import type { Local } from "./ir";
 import { insertPath } from "./objects";
 import { planTerm, planTerms, planUnifyLocal } from "./terms";
 
-const COMPLETE_CONFLICT = "eval_conflict_error: complete rules must not produce multiple outputs";
-const FUNCTION_CONFLICT = "eval_conflict_error: functions must not produce multiple outputs for same inputs";
+/**
+ * The abort message of a complete rule or function producing two values.
+ * OPA's wording changed: releases up to now say `complete rules must not
+ * produce multiple outputs` / `functions must not produce multiple outputs
+ * for same inputs`; current development names the document instead (`rule
+ * data.a.p produced conflicting values`, `function data.a.f produced
+ * conflicting values for the same inputs`). Callers, OPA's test cases among
+ * them, match a substring of the message (with the code prefix for some), so
+ * the message keeps the released wording and adds the newer one after it.
+ */
+export function conflictMessage(node: RuleNode): string {
+  const path = `data.${node.path.join(".")}`;
+  return node.kind === "function"
+    ? `eval_conflict_error: functions must not produce multiple outputs for same inputs (function ${path} produced conflicting values for the same inputs)`
+    : `eval_conflict_error: complete rules must not produce multiple outputs (rule ${path} produced conflicting values)`;
+}
 
 /** Plans the body of a node's function into ctx.fb; `ret` and `args` are its locals. */
 export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: Local, args: Local[]): void {
@@ -36,7 +50,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
   switch (node.kind) {
     case "complete":
     case "function": {
-      const msg = node.kind === "function" ? FUNCTION_CONFLICT : COMPLETE_CONFLICT;
+      const msg = conflictMessage(node);
       for (const r of node.rules) fb.reusingLocals(() => fb.topBlock(() => planChain(ctx, r, ret, args, msg)));
       const d = node.defaultRule;
       if (d) {

@@ -42,7 +42,9 @@ test("complete rules: memoised, AssignVarOnce with OPA's conflict message, defau
   expect(s[0]).toMatchObject({ type: "MemoGet", func: 0 });
   const once = s.filter((x) => x.type === "AssignVarOnce");
   expect(once).toHaveLength(2);
-  expect(once[0]).toMatchObject({ message: "eval_conflict_error: complete rules must not produce multiple outputs" });
+  expect(once[0]).toMatchObject({
+    message: "eval_conflict_error: complete rules must not produce multiple outputs (rule data.a.p produced conflicting values)",
+  });
   const blocks = f.blocks.map((b) => b.stmts[0]!.type);
   // The last block memoises the value, undefined included.
   expect(blocks).toEqual(["MemoGet", "IsDefined", "IsDefined", "IsUndefined", "MemoInsert"]);
@@ -56,7 +58,7 @@ test("functions take input, data and their args; outputs must agree", () => {
   const s = stmts(f.blocks);
   expect(s.some((x) => x.type === "MemoGet")).toBe(false);
   expect(s.find((x) => x.type === "AssignVarOnce")).toMatchObject({
-    message: "eval_conflict_error: functions must not produce multiple outputs for same inputs",
+    message: "eval_conflict_error: functions must not produce multiple outputs for same inputs (function data.a.f produced conflicting values for the same inputs)",
   });
   expect(s.find((x) => x.type === "Call")).toMatchObject({ func: "bi_plus" });
 });
