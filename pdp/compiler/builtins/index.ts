@@ -17,6 +17,7 @@ import { COLLECTIONS } from "./collections";
 import { CRYPTO } from "./crypto";
 import { ENCODING } from "./encoding";
 import { HOST } from "./host";
+import { PROVIDERS } from "./providers";
 import { REGEX } from "./regex";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
@@ -24,7 +25,7 @@ import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...PROVIDERS, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

@@ -39,3 +39,4 @@ export * from "./builtins/template";
 export * from "./builtins/graph";
 export * from "./builtins/crypto";
 export * from "./builtins/jwt";
+export * from "./builtins/providers";
