@@ -6,4 +6,6 @@ export const CRYPTO: BuiltinSpec[] = [
   ...specs(2, ["crypto.hmac.md5", "crypto.hmac.sha1", "crypto.hmac.sha256", "crypto.hmac.sha512", "crypto.hmac.equal"]),
   ...specs(1, ["io.jwt.decode"]),
   ...specs(2, ["io.jwt.verify_hs256", "io.jwt.verify_hs384", "io.jwt.verify_hs512"]),
+  // HMAC keys only: RSA, ECDSA and EdDSA signing is not implemented (undefined).
+  ...specs(3, ["io.jwt.encode_sign_raw", "io.jwt.encode_sign"]),
 ];

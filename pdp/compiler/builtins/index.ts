@@ -18,6 +18,7 @@ import { CRYPTO } from "./crypto";
 import { ENCODING } from "./encoding";
 import { HOST } from "./host";
 import { NET } from "./net";
+import { PROVIDERS } from "./providers";
 import { REGEX } from "./regex";
 import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
@@ -28,7 +29,7 @@ import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...SEMVER, ...NET, ...UUID, ...UNITS, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...PROVIDERS, ...SEMVER, ...NET, ...UUID, ...UNITS, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

@@ -43,3 +43,4 @@ export * from "./builtins/semver";
 export * from "./builtins/net";
 export * from "./builtins/uuid";
 export * from "./builtins/units";
+export * from "./builtins/providers";

@@ -1,10 +1,37 @@
 /**
- * Base64 decoding as Go's encoding/base64 does it, on bytes, shared by the
+ * Base64 encoding, and decoding as Go's encoding/base64 does it, on bytes, shared by the
  * encoding builtins and io.jwt.* (not a builtin module: index.ts does not
  * re-export it).
  */
 
 import { utf8Bytes } from "./text";
+
+const STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** Base64 (url: the URL-safe alphabet) of bytes, with '=' padding or without. */
+export function encodeBase64(b: Array<u8>, url: bool, pad: bool): string {
+  const alphabet = url ? URL : STD;
+  const out = new Array<i32>();
+  let i = 0;
+  for (; i + 2 < b.length; i += 3) {
+    const v = (<i32>b[i] << 16) | (<i32>b[i + 1] << 8) | <i32>b[i + 2];
+    out.push(alphabet.charCodeAt(v >> 18));
+    out.push(alphabet.charCodeAt((v >> 12) & 63));
+    out.push(alphabet.charCodeAt((v >> 6) & 63));
+    out.push(alphabet.charCodeAt(v & 63));
+  }
+  const rest = b.length - i;
+  if (rest > 0) {
+    const v = (<i32>b[i] << 16) | (rest == 2 ? <i32>b[i + 1] << 8 : 0);
+    out.push(alphabet.charCodeAt(v >> 18));
+    out.push(alphabet.charCodeAt((v >> 12) & 63));
+    if (rest == 2) out.push(alphabet.charCodeAt((v >> 6) & 63));
+    else if (pad) out.push(0x3d);
+    if (pad) out.push(0x3d);
+  }
+  return String.fromCharCodes(out);
+}
 
 function sextet(c: i32, url: bool): i32 {
   if (c >= 0x41 && c <= 0x5a) return c - 0x41;

@@ -9,37 +9,16 @@
 
 import { Value, StrV, boolV } from "../value";
 import { strArg, utf8Bytes, decodeUtf8Lossy } from "./text";
-import { decode64, decodeBase64Url } from "./base64";
+import { decode64, decodeBase64Url, encodeBase64 } from "./base64";
 
-const STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-function encode64(s: string, alphabet: string, pad: bool): string {
-  const b = utf8Bytes(s);
-  const out = new Array<i32>();
-  let i = 0;
-  for (; i + 2 < b.length; i += 3) {
-    const v = (<i32>b[i] << 16) | (<i32>b[i + 1] << 8) | <i32>b[i + 2];
-    out.push(alphabet.charCodeAt(v >> 18));
-    out.push(alphabet.charCodeAt((v >> 12) & 63));
-    out.push(alphabet.charCodeAt((v >> 6) & 63));
-    out.push(alphabet.charCodeAt(v & 63));
-  }
-  const rest = b.length - i;
-  if (rest > 0) {
-    const v = (<i32>b[i] << 16) | (rest == 2 ? <i32>b[i + 1] << 8 : 0);
-    out.push(alphabet.charCodeAt(v >> 18));
-    out.push(alphabet.charCodeAt((v >> 12) & 63));
-    if (rest == 2) out.push(alphabet.charCodeAt((v >> 6) & 63));
-    else if (pad) out.push(0x3d);
-    if (pad) out.push(0x3d);
-  }
-  return String.fromCharCodes(out);
+/** The base64 text of the UTF-8 bytes of s. */
+function encode64(s: string, url: bool, pad: bool): string {
+  return encodeBase64(utf8Bytes(s), url, pad);
 }
 
 export function bi_base64_encode(a: Value | null): Value | null {
   const s = strArg(a);
-  return s === null ? null : new StrV(encode64(s, STD, true));
+  return s === null ? null : new StrV(encode64(s, false, true));
 }
 
 export function bi_base64_decode(a: Value | null): Value | null {
@@ -58,12 +37,12 @@ export function bi_base64_is_valid(a: Value | null): Value | null {
 
 export function bi_base64url_encode(a: Value | null): Value | null {
   const s = strArg(a);
-  return s === null ? null : new StrV(encode64(s, URL, true));
+  return s === null ? null : new StrV(encode64(s, true, true));
 }
 
 export function bi_base64url_encode_no_pad(a: Value | null): Value | null {
   const s = strArg(a);
-  return s === null ? null : new StrV(encode64(s, URL, false));
+  return s === null ? null : new StrV(encode64(s, true, false));
 }
 
 /** base64url.decode: see decodeBase64Url for the padding OPA implies. */

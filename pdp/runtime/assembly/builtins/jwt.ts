@@ -1,15 +1,17 @@
 /**
- * io.jwt.decode and io.jwt.verify_hs256/384/512 (OPA v1/topdown/tokens.go):
- * compact JWS tokens, three base64url sections separated by '.'. Every
- * error OPA raises (not three sections, bad base64url, a header or payload
- * that is not a JSON object, a JWE header, a non-string operand) makes the
- * call undefined here (no strict mode in Wasm).
+ * io.jwt.decode, io.jwt.verify_hs256/384/512 and io.jwt.encode_sign(_raw)
+ * (OPA v1/topdown/tokens.go): compact JWS tokens, three base64url sections
+ * separated by '.'. Every error OPA raises (not three sections, bad
+ * base64url, a header or payload that is not a JSON object, a JWE header, a
+ * non-string operand, a bad key or "alg") makes the call undefined here (no
+ * strict mode in Wasm).
  */
 
-import { Value, ArrV, StrV, T_OBJECT, T_STRING, asObj, asStr, boolV } from "../value";
+import { Value, ArrV, StrV, T_ARRAY, T_OBJECT, T_STRING, asArr, asObj, asStr, boolV } from "../value";
 import { parseJson } from "../json";
 import { strArg, utf8Bytes, decodeUtf8Lossy } from "./text";
-import { decodeBase64Url } from "./base64";
+import { decode64, decodeBase64Url, encodeBase64 } from "./base64";
+import { bi_json_marshal } from "./json";
 import { Digest, constantTimeEqual, hexOf, hmac, sha256, sha384, sha512 } from "./digest";
 
 /** The header, payload and signature sections of a compact JWT; null unless there are exactly three. */
@@ -93,4 +95,102 @@ export function bi_io_jwt_verify_hs384(jwt: Value | null, secret: Value | null):
 
 export function bi_io_jwt_verify_hs512(jwt: Value | null, secret: Value | null): Value | null {
   return verifyHmac(jwt, secret, sha512, 128);
+}
+
+/**
+ * Base64 as the JWK library OPA uses reads key material: padded or not,
+ * standard or URL-safe alphabet (told apart by '+' or '/'). Null on
+ * corrupt input.
+ */
+function decodeKeyBytes(s: string): Array<u8> | null {
+  const url = s.indexOf("+") < 0 && s.indexOf("/") < 0;
+  if (!s.endsWith("=")) {
+    const r = utf8Bytes(s).length % 4;
+    if (r == 1) return null;
+    if (r == 2) s += "==";
+    else if (r == 3) s += "=";
+  }
+  return decode64(s, url);
+}
+
+/**
+ * The HMAC secret of the first key of a JWK or JWK set ({"keys": [...]}),
+ * or null: not JSON, an empty set, a key that is not symmetric ("kty":
+ * "oct" with base64 "k"). RSA, EC and OKP keys are valid JWKs in OPA, but
+ * signing with them is not implemented here, so they are null too.
+ */
+function hmacSecret(jwk: string): Array<u8> | null {
+  const parsed = parseJson(jwk);
+  if (parsed === null || parsed.kind != T_OBJECT) return null;
+  let key: Value = parsed;
+  const set = asObj(parsed).getStr("keys");
+  if (set !== null) {
+    if (set.kind != T_ARRAY || asArr(set).items.length == 0) return null;
+    key = asArr(set).items[0];
+    if (key.kind != T_OBJECT) return null;
+  }
+  const kty = asObj(key).getStr("kty");
+  const k = asObj(key).getStr("k");
+  if (kty === null || kty.kind != T_STRING || asStr(kty).value != "oct") return null;
+  if (k === null || k.kind != T_STRING) return null;
+  const secret = decodeKeyBytes(asStr(k).value);
+  // The JWK library refuses an oct key without key material.
+  return secret === null || secret.length == 0 ? null : secret;
+}
+
+/** The string member `name` of a parsed header, or null (not an object, missing, not a string). */
+function headerString(header: Value | null, name: string): string | null {
+  if (header === null || header.kind != T_OBJECT) return null;
+  const v = asObj(header).getStr(name);
+  return v !== null && v.kind == T_STRING ? asStr(v).value : null;
+}
+
+/** Whether alg is one OPA knows (tokenAlgorithms); the others are an "unknown JWS algorithm". */
+function knownAlgorithm(alg: string): bool {
+  return alg == "HS256" || alg == "HS384" || alg == "HS512" ||
+    alg == "RS256" || alg == "RS384" || alg == "RS512" ||
+    alg == "PS256" || alg == "PS384" || alg == "PS512" ||
+    alg == "ES256" || alg == "ES384" || alg == "ES512" || alg == "EdDSA";
+}
+
+/**
+ * A compact JWS of the header and payload texts, as given (base64url
+ * without padding), signed with the JWK. The header must be a JSON object
+ * with a known "alg"; a payload whose "typ" is "JWT" or absent must be JSON.
+ * Only the HMAC algorithms are signed here: the others are undefined.
+ */
+function encodeSign(headerText: string, payloadText: string, jwk: string): Value | null {
+  const secret = hmacSecret(jwk);
+  const header = parseJson(headerText);
+  const alg = headerString(header, "alg");
+  if (alg === null || !knownAlgorithm(alg)) return null;
+  const typ = headerString(header, "typ");
+  if ((typ === null || typ == "JWT") && parseJson(payloadText) === null) return null;
+  if (secret === null) return null;
+  const signingInput = encodeBase64(utf8Bytes(headerText), true, false) + "." + encodeBase64(utf8Bytes(payloadText), true, false);
+  let mac: Array<u8>;
+  if (alg == "HS256") mac = hmac(sha256, 64, secret, utf8Bytes(signingInput));
+  else if (alg == "HS384") mac = hmac(sha384, 128, secret, utf8Bytes(signingInput));
+  else if (alg == "HS512") mac = hmac(sha512, 128, secret, utf8Bytes(signingInput));
+  else return null; // RSA, ECDSA and EdDSA signing: not implemented
+  return new StrV(signingInput + "." + encodeBase64(mac, true, false));
+}
+
+/** io.jwt.encode_sign_raw(headers, payload, key): all three JSON texts. */
+export function bi_io_jwt_encode_sign_raw(headers: Value | null, payload: Value | null, key: Value | null): Value | null {
+  const h = strArg(headers);
+  const p = strArg(payload);
+  const k = strArg(key);
+  if (h === null || p === null || k === null) return null;
+  return encodeSign(h, p, k);
+}
+
+/** io.jwt.encode_sign(headers, payload, key): the values are serialised as OPA does (Go's json.Marshal), then signed. */
+export function bi_io_jwt_encode_sign(headers: Value | null, payload: Value | null, key: Value | null): Value | null {
+  if (headers === null || payload === null || key === null) return null;
+  return encodeSign(marshal(headers), marshal(payload), marshal(key));
+}
+
+function marshal(v: Value): string {
+  return asStr(changetype<Value>(bi_json_marshal(v))).value;
 }
