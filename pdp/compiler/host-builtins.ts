@@ -8,18 +8,25 @@
  *
  * `opa.runtime`: what the host discloses about itself; nothing unless told
  * (OPA's own test harness answers `{}` as well).
+ *
+ * `rand.intn`, `uuid.rfc4122`: see ./host-random.ts; `tick()` also starts
+ * their per-evaluation cache afresh.
  */
+import { EvaluationRandom } from "./host-random";
+
 export class EvaluationClock {
   private nowNs = 0;
+  private readonly random = new EvaluationRandom();
 
   constructor(private readonly runtimeInfo: Record<string, unknown> = {}) {}
 
   /** Reads the wall clock: the value every `time.now_ns()` of the next evaluation returns. */
   tick(): void {
     this.nowNs = Date.now() * 1e6;
+    this.random.reset();
   }
 
   builtins(): Record<string, (...args: unknown[]) => unknown> {
-    return { "time.now_ns": () => this.nowNs, "opa.runtime": () => this.runtimeInfo };
+    return { "time.now_ns": () => this.nowNs, "opa.runtime": () => this.runtimeInfo, ...this.random.builtins() };
   }
 }

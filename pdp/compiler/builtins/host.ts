@@ -9,6 +9,9 @@ import { specs, type BuiltinSpec } from "./spec";
 export const HOST: BuiltinSpec[] = [
   ...specs(1, ["http.send"], { host: true, nondeterministic: true }),
   ...specs(2, ["io.jwt.decode_verify"], { host: true }),
+  // No random source in Wasm; the host caches answers per evaluation (see ../host-random.ts).
+  ...specs(2, ["rand.intn"], { host: true, nondeterministic: true }),
+  ...specs(1, ["uuid.rfc4122"], { host: true, nondeterministic: true }),
   // Facts about the host process; the host decides what it discloses (see ../host-builtins.ts).
   ...specs(0, ["opa.runtime"], { host: true }),
 ];
