@@ -34,6 +34,7 @@ export * from "./builtins/jsonpatch";
 export * from "./builtins/time/builtins";
 export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";
+export * from "./builtins/globsmatch";
 export * from "./builtins/walk";
 export * from "./builtins/template";
 export * from "./builtins/graph";
