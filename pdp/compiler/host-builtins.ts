@@ -8,7 +8,12 @@
  *
  * `opa.runtime`: what the host discloses about itself; nothing unless told
  * (OPA's own test harness answers `{}` as well).
+ *
+ * Public-key JWT builtins (io.jwt.verify_rs256 ..., io.jwt.decode_verify):
+ * see ./host-jwt.ts; decode_verify's default time is this evaluation's now.
  */
+import { jwtBuiltins } from "./host-jwt";
+
 export class EvaluationClock {
   private nowNs = 0;
 
@@ -20,6 +25,10 @@ export class EvaluationClock {
   }
 
   builtins(): Record<string, (...args: unknown[]) => unknown> {
-    return { "time.now_ns": () => this.nowNs, "opa.runtime": () => this.runtimeInfo };
+    return {
+      "time.now_ns": () => this.nowNs,
+      "opa.runtime": () => this.runtimeInfo,
+      ...jwtBuiltins(() => this.nowNs),
+    };
   }
 }
