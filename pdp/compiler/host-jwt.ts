@@ -10,7 +10,7 @@
  * `undefined`, which the SDK hands to the module as "no value". That is what
  * the native builtins do, as Wasm has no strict builtin-error mode.
  */
-import { X509Certificate, constants, createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify, type KeyObject } from "node:crypto";
+import { X509Certificate, constants, createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify, type JsonWebKey, type KeyObject } from "node:crypto";
 
 type HostFn = (...args: unknown[]) => unknown;
 
@@ -178,7 +178,7 @@ function jwkKey(jwk: unknown): VerificationKey {
   }
   try {
     // A private JWK yields its public key: only verification happens here.
-    return { key: createPublicKey({ key: o as import("node:crypto").JsonWebKey, format: "jwk" }), alg, kid };
+    return { key: createPublicKey({ key: o as JsonWebKey, format: "jwk" }), alg, kid };
   } catch (err) {
     throw new JwtError(`failed to parse a JWK key (set): ${String(err)}`);
   }
