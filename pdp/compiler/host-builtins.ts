@@ -11,7 +11,11 @@
  *
  * `rand.intn`, `uuid.rfc4122`: see ./host-random.ts; `tick()` also starts
  * their per-evaluation cache afresh.
+ *
+ * Public-key JWT builtins (io.jwt.verify_rs256 ..., io.jwt.decode_verify):
+ * see ./host-jwt.ts; decode_verify's default time is this evaluation's now.
  */
+import { jwtBuiltins } from "./host-jwt";
 import { EvaluationRandom } from "./host-random";
 
 export class EvaluationClock {
@@ -27,6 +31,11 @@ export class EvaluationClock {
   }
 
   builtins(): Record<string, (...args: unknown[]) => unknown> {
-    return { "time.now_ns": () => this.nowNs, "opa.runtime": () => this.runtimeInfo, ...this.random.builtins() };
+    return {
+      "time.now_ns": () => this.nowNs,
+      "opa.runtime": () => this.runtimeInfo,
+      ...this.random.builtins(),
+      ...jwtBuiltins(() => this.nowNs),
+    };
   }
 }

@@ -8,7 +8,18 @@ import { specs, type BuiltinSpec } from "./spec";
 
 export const HOST: BuiltinSpec[] = [
   ...specs(1, ["http.send"], { host: true, nondeterministic: true }),
+  // Public-key JWT verification (node:crypto in ../host-jwt.ts), as OPA's Wasm target leaves it to the host.
   ...specs(2, ["io.jwt.decode_verify"], { host: true }),
+  ...specs(
+    2,
+    [
+      "io.jwt.verify_rs256", "io.jwt.verify_rs384", "io.jwt.verify_rs512",
+      "io.jwt.verify_ps256", "io.jwt.verify_ps384", "io.jwt.verify_ps512",
+      "io.jwt.verify_es256", "io.jwt.verify_es384", "io.jwt.verify_es512",
+      "io.jwt.verify_eddsa",
+    ],
+    { host: true },
+  ),
   // No random source in Wasm; the host caches answers per evaluation (see ../host-random.ts).
   ...specs(2, ["rand.intn"], { host: true, nondeterministic: true }),
   ...specs(1, ["uuid.rfc4122"], { host: true, nondeterministic: true }),

@@ -1,0 +1,186 @@
+/**
+ * Public-key JWT builtins dispatched to the host (pdp/compiler/host-jwt.ts,
+ * supplied by EvaluationClock.builtins()): io.jwt.verify_rs/ps/es*,
+ * verify_eddsa and io.jwt.decode_verify. Keys are generated and tokens
+ * signed by node:crypto; the policy runs as real Wasm through the SDK.
+ * OPA's builtin errors make the call undefined, as for native builtins.
+ */
+import { createHmac, generateKeyPairSync, sign, constants, type KeyObject } from "crypto";
+import { loadPolicy } from "@open-policy-agent/opa-wasm";
+import { compile } from "../../../pdp/compiler";
+import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+
+/** The value of p for input, or undefined when p is undefined; nowMs fixes the evaluation's clock. */
+async function p(rule: string, input: unknown, nowMs?: number): Promise<unknown> {
+  const wasm = compile([{ file: "t.rego", source: `package t\n${rule}` }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
+  const clock = new EvaluationClock();
+  const policy = await loadPolicy(wasm, undefined, clock.builtins());
+  policy.setData({});
+  const now = nowMs === undefined ? undefined : jest.spyOn(Date, "now").mockReturnValue(nowMs);
+  clock.tick();
+  now?.mockRestore();
+  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
+  return r.length === 0 ? undefined : r[0]!.x;
+}
+
+const b64url = (s: string | Buffer): string => Buffer.from(s).toString("base64url");
+
+const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const rsa2 = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const ec256 = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const ec384 = generateKeyPairSync("ec", { namedCurve: "P-384" });
+const ec521 = generateKeyPairSync("ec", { namedCurve: "P-521" });
+const ed = generateKeyPairSync("ed25519");
+const ed2 = generateKeyPairSync("ed25519");
+
+const pem = (k: KeyObject): string => k.export({ type: "spki", format: "pem" }) as string;
+const jwk = (k: KeyObject, extra: Record<string, unknown> = {}): string => JSON.stringify({ ...k.export({ format: "jwk" }), ...extra });
+
+/** A compact JWS of header and payload signed by node:crypto for alg. */
+function token(alg: string, key: KeyObject, payload: object = { sub: "alice" }, header: object = {}): string {
+  const input = `${b64url(JSON.stringify({ alg, typ: "JWT", ...header }))}.${b64url(JSON.stringify(payload))}`;
+  const hash = alg === "EdDSA" ? null : `sha${alg.slice(2)}`;
+  let sig: Buffer;
+  if (alg.startsWith("PS")) sig = sign(hash, Buffer.from(input), { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 });
+  else if (alg.startsWith("ES")) sig = sign(hash, Buffer.from(input), { key, dsaEncoding: "ieee-p1363" });
+  else sig = sign(hash, Buffer.from(input), key);
+  return `${input}.${b64url(sig)}`;
+}
+
+/** The token with one character of its signature changed. */
+function tamper(t: string): string {
+  const i = t.lastIndexOf(".") + 5;
+  return t.slice(0, i) + (t[i] === "A" ? "B" : "A") + t.slice(i + 1);
+}
+
+const verify = (builtin: string) => `p := io.jwt.${builtin}(input.t, input.k)`;
+
+describe("io.jwt.verify_* with public keys", () => {
+  const cases: Array<[string, string, { privateKey: KeyObject; publicKey: KeyObject }, KeyObject]> = [
+    ["verify_rs256", "RS256", rsa, rsa2.publicKey],
+    ["verify_rs384", "RS384", rsa, rsa2.publicKey],
+    ["verify_rs512", "RS512", rsa, rsa2.publicKey],
+    ["verify_ps256", "PS256", rsa, rsa2.publicKey],
+    ["verify_ps384", "PS384", rsa, rsa2.publicKey],
+    ["verify_ps512", "PS512", rsa, rsa2.publicKey],
+    ["verify_es256", "ES256", ec256, ec384.publicKey],
+    ["verify_es384", "ES384", ec384, ec256.publicKey],
+    ["verify_es512", "ES512", ec521, ec256.publicKey],
+    ["verify_eddsa", "EdDSA", ed, ed2.publicKey],
+  ];
+
+  test.each(cases)("%s: PEM key and JWK verify; tampered token and wrong key do not", async (builtin, alg, pair, wrong) => {
+    const t = token(alg, pair.privateKey);
+    expect(await p(verify(builtin), { t, k: pem(pair.publicKey) })).toBe(true);
+    expect(await p(verify(builtin), { t, k: jwk(pair.publicKey) })).toBe(true);
+    expect(await p(verify(builtin), { t, k: JSON.stringify({ keys: [JSON.parse(jwk(wrong)), JSON.parse(jwk(pair.publicKey))] }) })).toBe(true);
+    expect(await p(verify(builtin), { t: tamper(t), k: pem(pair.publicKey) })).toBe(false);
+    expect(await p(verify(builtin), { t, k: pem(wrong) })).toBe(false);
+  });
+
+  test("a key of another family is false, not an error", async () => {
+    const t = token("RS256", rsa.privateKey);
+    expect(await p(verify("verify_rs256"), { t, k: pem(ec256.publicKey) })).toBe(false);
+    expect(await p(verify("verify_es256"), { t: token("ES256", ec256.privateKey), k: pem(rsa.publicKey) })).toBe(false);
+  });
+
+  test("a JWK set key whose kid matches the header is the only one tried", async () => {
+    const t = token("RS256", rsa.privateKey, {}, { kid: "k2" });
+    const set = (kid1: string, kid2: string) =>
+      JSON.stringify({ keys: [JSON.parse(jwk(rsa.publicKey, { kid: kid1 })), JSON.parse(jwk(rsa2.publicKey, { kid: kid2 }))] });
+    expect(await p(verify("verify_rs256"), { t, k: set("k2", "k1") })).toBe(true);
+    expect(await p(verify("verify_rs256"), { t, k: set("k1", "k2") })).toBe(false);
+  });
+
+  test("errors are undefined: malformed token, bad PEM, extra data after PEM, not a key", async () => {
+    const k = pem(rsa.publicKey);
+    const t = token("RS256", rsa.privateKey);
+    expect(await p(verify("verify_rs256"), { t: "a.b", k })).toBeUndefined();
+    expect(await p(verify("verify_rs256"), { t, k: k.replace("MII", "dea") })).toBeUndefined();
+    expect(await p(verify("verify_rs256"), { t, k: `${k}\nextra` })).toBeUndefined();
+    expect(await p(verify("verify_rs256"), { t, k: "not a key" })).toBeUndefined();
+    expect(await p(verify("verify_rs256"), { t: `${t}!`, k })).toBeUndefined();
+  });
+});
+
+describe("io.jwt.decode_verify", () => {
+  const rule = "p := io.jwt.decode_verify(input.t, input.c)";
+  const unverified = [false, {}, {}];
+
+  test("valid with a PEM key: [true, header, payload], numbers kept to the digit", async () => {
+    const payloadText = '{"iss":"xxx","big":12345678901234567890,"f":1.5}';
+    const input = `${b64url('{"alg":"ES256"}')}.${b64url(payloadText)}`;
+    const t = `${input}.${b64url(sign("sha256", Buffer.from(input), { key: ec256.privateKey, dsaEncoding: "ieee-p1363" }))}`;
+    const got = await p(rule, { t, c: { cert: pem(ec256.publicKey) } });
+    expect(got).toEqual([true, { alg: "ES256" }, { iss: "xxx", big: 12345678901234567890, f: 1.5 }]);
+    // The big integer survives: compare through Rego, not JS numbers.
+    expect(await p('p := x if { [_, _, pl] := io.jwt.decode_verify(input.t, input.c); x := format_int(pl.big, 10) }', { t, c: { cert: pem(ec256.publicKey) } })).toBe("12345678901234567890");
+  });
+
+  test("RS/PS/EdDSA tokens with their keys; wrong key or tampered token is [false, {}, {}]", async () => {
+    for (const [alg, pair] of [["RS384", rsa], ["PS512", rsa], ["EdDSA", ed], ["ES512", ec521]] as const) {
+      const t = token(alg, pair.privateKey);
+      expect(await p(rule, { t, c: { cert: pem(pair.publicKey) } })).toEqual([true, { alg, typ: "JWT" }, { sub: "alice" }]);
+      expect(await p(rule, { t, c: { cert: jwk(pair.publicKey) } })).toEqual([true, { alg, typ: "JWT" }, { sub: "alice" }]);
+      expect(await p(rule, { t: tamper(t), c: { cert: pem(pair.publicKey) } })).toEqual(unverified);
+    }
+    expect(await p(rule, { t: token("RS256", rsa.privateKey), c: { cert: pem(rsa2.publicKey) } })).toEqual(unverified);
+  });
+
+  test("HS256 with a secret", async () => {
+    const input = `${b64url('{"alg":"HS256"}')}.${b64url('{"a":1}')}`;
+    const t = `${input}.${createHmac("sha256", "s3cret").update(input).digest("base64url")}`;
+    expect(await p(rule, { t, c: { secret: "s3cret" } })).toEqual([true, { alg: "HS256" }, { a: 1 }]);
+    expect(await p(rule, { t, c: { secret: "other" } })).toEqual(unverified);
+    // An RSA key does not verify an HMAC token.
+    expect(await p(rule, { t, c: { cert: pem(rsa.publicKey) } })).toEqual(unverified);
+  });
+
+  test("alg, iss and aud constraints", async () => {
+    const cert = pem(rsa.publicKey);
+    const t = token("RS256", rsa.privateKey, { iss: "xxx", aud: ["a", "b"] });
+    expect(await p(rule, { t, c: { cert, alg: "RS256", iss: "xxx", aud: "b" } })).toEqual([true, { alg: "RS256", typ: "JWT" }, { iss: "xxx", aud: ["a", "b"] }]);
+    expect(await p(rule, { t, c: { cert, alg: "PS256", aud: "a" } })).toEqual(unverified);
+    expect(await p(rule, { t, c: { cert, iss: "yyy", aud: "a" } })).toEqual(unverified);
+    expect(await p(rule, { t, c: { cert, aud: "c" } })).toEqual(unverified);
+    // A token with "aud" needs an "aud" constraint; one without needs none.
+    expect(await p(rule, { t, c: { cert } })).toEqual(unverified);
+    expect(await p(rule, { t: token("RS256", rsa.privateKey, { iss: "xxx" }), c: { cert, aud: "a" } })).toEqual(unverified);
+  });
+
+  test("exp and nbf against the time constraint, or the evaluation's time.now_ns", async () => {
+    const cert = pem(rsa.publicKey);
+    const t = token("RS256", rsa.privateKey, { nbf: 1000, exp: 2000 });
+    const ok = [true, { alg: "RS256", typ: "JWT" }, { nbf: 1000, exp: 2000 }];
+    expect(await p(rule, { t, c: { cert, time: 1500e9 } })).toEqual(ok);
+    expect(await p(rule, { t, c: { cert, time: 1000e9 } })).toEqual(ok);
+    expect(await p(rule, { t, c: { cert, time: 999e9 } })).toEqual(unverified);
+    expect(await p(rule, { t, c: { cert, time: 2000e9 } })).toEqual(unverified);
+    expect(await p(rule, { t, c: { cert } }, 1500e3)).toEqual(ok);
+    expect(await p(rule, { t, c: { cert } }, 2500e3)).toEqual(unverified);
+  });
+
+  test("nested tokens (cty JWT) are verified at every level; the result is the innermost", async () => {
+    const inner = token("ES256", ec256.privateKey, { sub: "inner" });
+    const outerInput = `${b64url('{"alg":"ES256","cty":"JWT"}')}.${b64url(inner)}`;
+    const outer = `${outerInput}.${b64url(sign("sha256", Buffer.from(outerInput), { key: ec256.privateKey, dsaEncoding: "ieee-p1363" }))}`;
+    expect(await p(rule, { t: outer, c: { cert: pem(ec256.publicKey) } })).toEqual([true, { alg: "ES256", typ: "JWT" }, { sub: "inner" }]);
+  });
+
+  test("unrecognised critical header parameter is [false, {}, {}]", async () => {
+    const t = token("RS256", rsa.privateKey, {}, { crit: ["junk"], junk: 1 });
+    expect(await p(rule, { t, c: { cert: pem(rsa.publicKey) } })).toEqual(unverified);
+  });
+
+  test("errors are undefined: bad constraints, no or two keys, non-numeric exp", async () => {
+    const cert = pem(rsa.publicKey);
+    const t = token("RS256", rsa.privateKey);
+    expect(await p(rule, { t, c: { cert, bogus: 1 } })).toBeUndefined();
+    expect(await p(rule, { t, c: {} })).toBeUndefined();
+    expect(await p(rule, { t, c: { cert, secret: "s" } })).toBeUndefined();
+    expect(await p(rule, { t, c: { cert, time: -1 } })).toBeUndefined();
+    expect(await p(rule, { t, c: { cert, time: "now" } })).toBeUndefined();
+    expect(await p(rule, { t: "x.y", c: { cert } })).toBeUndefined();
+    expect(await p(rule, { t: token("RS256", rsa.privateKey, { exp: "soon" }), c: { cert } })).toBeUndefined();
+  });
+});
