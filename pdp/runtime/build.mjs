@@ -11,7 +11,8 @@
  *   --entry <file.ts> --out <file.wasm>   build another entry (tests) with the same flags
  *
  * The flags make the module loadable by OPA hosts: the memory is imported
- * (`env.memory`, 1 initial page, no maximum: the SDK passes 5 pages), the
+ * (`env.memory`, 2 initial pages, as the runtime's static data passed 64 KiB;
+ * no maximum: the SDK passes 5 pages), the
  * custom bump allocator `assembly/rt.ts` is the runtime, and AssemblyScript's
  * `abort` is redirected to a shim that calls `env.opa_abort`, so the only
  * imports are env.memory, env.opa_abort, env.opa_println, env.opa_builtin0..4.
@@ -44,7 +45,7 @@ export function ascArgs({ debug = false, names = false, textFile, outFile = "bui
     "--runtime", "pdp/runtime/assembly/rt",
     "--use", "abort=pdp/runtime/assembly/rt/opaAbortShim",
     "--importMemory",
-    "--initialMemory", "1",
+    "--initialMemory", "2",
     "--noColors",
   ];
   if (debug) args.push("--debug", "-O0");

@@ -23,13 +23,6 @@ const KNOWN_FAILURES: string[] = [
   "cryptox509parsersaprivatekey/test-cryptox509parsersaprivatekey-1.yaml: cryptox509parsersaprivatekey/invalid",
   // http.send: declared for hosts to supply; neither our hosts nor the npm SDK do.
   "invalidkeyerror/test-invalidkeyerror-0177.yaml: invalidkeyerror/missing keys",
-  // json.match_schema (JSON Schema validation): not in the catalogue.
-  "jsonschema/test-json-match_schema.yaml: json_match_schema/success",
-  "jsonschema/test-json-match_schema.yaml: json_match_schema/success string document",
-  "jsonschema/test-json-match_schema.yaml: json_match_schema/success string schema",
-  "jsonschema/test-json-match_schema.yaml: json_match_schema/invalid document",
-  "jsonschema/test-json-match_schema.yaml: json_match_schema/empty enum rejects document",
-  "jsonschema/test-json-match_schema.yaml: json_match_schema/invalid schema",
   // io.jwt.encode_sign(_raw) signs natively with HS* only; RS256 and EdDSA keys give undefined.
   "jwtencodesign/test-jwtencodesign-0494.yaml: jwtencodesign/https://tools.ietf.org/html/rfc7515#appendix-A.2",
   "jwtencodesign/test-jwtencodesign-eddsa.yaml: jwtencodesign/EdDSA",
