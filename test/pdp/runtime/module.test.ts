@@ -77,10 +77,13 @@ test("the heap starts above __heap_base, or above a patched __heap_start", async
   const base = rt.call("rt_heap_base");
   expect(rt.call("opa_heap_ptr_get")).toBeGreaterThanOrEqual(base);
 
-  const start = base + 70000; // past the first page: the allocator must grow memory
+  // The smallest memory the module accepts, and a heap start past its end: the allocator must grow memory.
+  const initial = info.imports.find((i) => i.name === "memory")!.memory!.initial;
+  const start = initial * 65536 + 4000;
+  expect(start).toBeGreaterThan(base);
   const patched = patchGlobalInit(bytes, HEAP_START_GLOBAL, start);
   expect(readModule(patched).globals.get(HEAP_START_GLOBAL)).toEqual({ mutable: true, init: start });
-  const memory = new WebAssembly.Memory({ initial: 1 });
+  const memory = new WebAssembly.Memory({ initial });
   const fail = () => {
     throw new Error("unexpected host call");
   };
