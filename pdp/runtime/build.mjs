@@ -44,7 +44,7 @@ export function ascArgs({ debug = false, names = false, textFile, outFile = "bui
     "--runtime", "pdp/runtime/assembly/rt",
     "--use", "abort=pdp/runtime/assembly/rt/opaAbortShim",
     "--importMemory",
-    "--initialMemory", "1",
+    "--initialMemory", "2",
     "--noColors",
   ];
   if (debug) args.push("--debug", "-O0");
