@@ -246,3 +246,24 @@ export function decodeUtf8Lossy(bytes: Array<u8>): string {
   }
   return String.fromCharCodes(units);
 }
+
+const UPPER_HEX = "0123456789ABCDEF";
+
+/** url.QueryEscape: only letters, digits and -_.~ stay; space becomes '+'. */
+export function queryEscape(s: string): string {
+  const b = utf8Bytes(s);
+  const out = new Array<i32>();
+  for (let i = 0; i < b.length; i++) {
+    const c = <i32>b[i];
+    const keep = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
+      c == 0x2d || c == 0x5f || c == 0x2e || c == 0x7e;
+    if (keep) out.push(c);
+    else if (c == 0x20) out.push(0x2b);
+    else {
+      out.push(0x25);
+      out.push(UPPER_HEX.charCodeAt(c >> 4));
+      out.push(UPPER_HEX.charCodeAt(c & 15));
+    }
+  }
+  return String.fromCharCodes(out);
+}

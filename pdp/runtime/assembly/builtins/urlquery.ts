@@ -7,28 +7,7 @@
 
 import { Value, StrV, ArrV, T_OBJECT, T_ARRAY, T_SET, T_STRING, asObj, asArr, asSet, objectFromPairs, compareStrings } from "../value";
 import { toJson } from "../json";
-import { strArg, utf8Bytes, decodeUtf8Lossy } from "./text";
-
-const UPPER_HEX = "0123456789ABCDEF";
-
-/** url.QueryEscape: only letters, digits and -_.~ stay; space becomes '+'. */
-function queryEscape(s: string): string {
-  const b = utf8Bytes(s);
-  const out = new Array<i32>();
-  for (let i = 0; i < b.length; i++) {
-    const c = <i32>b[i];
-    const keep = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
-      c == 0x2d || c == 0x5f || c == 0x2e || c == 0x7e;
-    if (keep) out.push(c);
-    else if (c == 0x20) out.push(0x2b);
-    else {
-      out.push(0x25);
-      out.push(UPPER_HEX.charCodeAt(c >> 4));
-      out.push(UPPER_HEX.charCodeAt(c & 15));
-    }
-  }
-  return String.fromCharCodes(out);
-}
+import { strArg, utf8Bytes, decodeUtf8Lossy, queryEscape } from "./text";
 
 function hexVal(c: i32): i32 {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;

@@ -35,12 +35,6 @@ const KNOWN_FAILURES: string[] = [
   "netlookupipaddr/test-netlookupipaddr.yaml: net.lookup_ip_addr/simple ip4 returns that ip4",
   "netlookupipaddr/test-netlookupipaddr.yaml: net.lookup_ip_addr/simple ip6 returns that ip6",
   "netlookupipaddr/test-netlookupipaddr.yaml: net.lookup_ip_addr/localhost",
-  // strings.render_template (Go text/template): not in the catalogue.
-  "rendertemplate/rendertemplate.yaml: rendertemplate/simple",
-  "rendertemplate/rendertemplate.yaml: rendertemplate/simpleint",
-  "rendertemplate/rendertemplate.yaml: rendertemplate/complex",
-  "rendertemplate/rendertemplate.yaml: rendertemplate/missingkey",
-  "rendertemplate/rendertemplate.yaml: rendertemplate/missingmultiplekeys",
 ];
 
 test("OPA's extra conformance cases: every one not in KNOWN_FAILURES passes", async () => {
