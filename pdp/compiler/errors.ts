@@ -13,8 +13,7 @@ export type CompileErrorCode =
   | "rego_compile_error"
   | "rego_type_error"
   | "rego_unsafe_var_error"
-  | "rego_recursion_error"
-  | "rego_unsupported_error";
+  | "rego_recursion_error";
 
 export class CompileError extends Error {
   constructor(
