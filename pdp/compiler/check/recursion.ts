@@ -7,6 +7,7 @@
 import type { Body, Expr, Term } from "../ast";
 import { CompileError } from "../errors";
 import type { CheckedRule, Program, RuleNode } from "./program";
+import { isGround } from "./vars";
 
 export function checkRecursion(program: Program, errors: CompileError[]): void {
   const nodes: RuleNode[] = [];
@@ -68,7 +69,7 @@ function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
       return;
     }
     const t = terms[i]!;
-    if (isConstant(t)) {
+    if (isGround(t)) {
       const seg = t.type === "string" || t.type === "number" ? t.value : null;
       const child = seg === null ? undefined : node.children.get(seg);
       if (!child) return; // base data only
@@ -87,24 +88,6 @@ function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
 
 function isHidden(n: RuleNode): boolean {
   return n.path.length === 1 && n.path[0] === "system";
-}
-
-/** A ground term without refs or calls: it names one child of a rule node. */
-function isConstant(t: Term): boolean {
-  switch (t.type) {
-    case "null":
-    case "boolean":
-    case "number":
-    case "string":
-      return true;
-    case "array":
-    case "set":
-      return t.items.every(isConstant);
-    case "object":
-      return t.items.every(([k, v]) => isConstant(k) && isConstant(v));
-    default:
-      return false;
-  }
 }
 
 /** Calls `f` with the terms of every `data` ref (and user-function callee) in a rule. */

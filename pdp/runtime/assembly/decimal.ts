@@ -22,7 +22,8 @@ const MAX_DIGITS: i32 = 800;
 /** Little-endian base-2^32 natural number. */
 type Big = Array<u32>;
 
-function mulSmall(x: Big, m: u32, add: u32): void {
+/** x * m + add, in place; returns x. */
+export function mulSmall(x: Big, m: u32, add: u32): Big {
   let carry: u64 = add;
   for (let i = 0; i < x.length; i++) {
     const t = <u64>unchecked(x[i]) * m + carry;
@@ -30,6 +31,7 @@ function mulSmall(x: Big, m: u32, add: u32): void {
     carry = t >>> 32;
   }
   if (carry) x.push(<u32>carry);
+  return x;
 }
 
 function mulPow5(x: Big, e: i32): void {

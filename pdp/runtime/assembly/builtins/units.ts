@@ -21,6 +21,7 @@
 
 import { Value, StrV, NumV } from "../value";
 import { parseNumberText, formatNumber } from "../number";
+import { mulSmall } from "../decimal";
 import { strArg } from "./text";
 import { bi_lower } from "./strings2";
 
@@ -46,18 +47,6 @@ function natOf(v: u64): Nat {
   x.push(<u32>v);
   x.push(<u32>(v >>> 32));
   return trim(x);
-}
-
-/** x * m + add, in place. */
-function mulSmall(x: Nat, m: u32, add: u32): Nat {
-  let carry: u64 = add;
-  for (let i = 0; i < x.length; i++) {
-    const t = <u64>unchecked(x[i]) * m + carry;
-    unchecked((x[i] = <u32>t));
-    carry = t >>> 32;
-  }
-  if (carry) x.push(<u32>carry);
-  return x;
 }
 
 function mul(a: Nat, b: Nat): Nat {
