@@ -5,16 +5,9 @@
  * non-strict mode). Expected values were checked against the library's
  * algorithm run in Go.
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { valueOfX } from "./evaluate-rego";
 
-async function evaluate(source: string, input: unknown): Promise<unknown> {
-  const wasm = compile([{ file: "g.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  const result = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
-  return result.length ? result[0].x : undefined;
-}
+const evaluate = valueOfX;
 
 /** Each [glob1, glob2] pair through regex.globs_match: true, false or "undefined". */
 async function globsMatch(pairs: unknown[][]): Promise<unknown> {

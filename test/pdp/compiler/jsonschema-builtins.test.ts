@@ -4,16 +4,9 @@
  * as OPA returns them; an invalid schema makes match_schema undefined (a
  * builtin error) and verify_schema answer [false, "jsonschema: ..."].
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { valueOfX } from "./evaluate-rego";
 
-async function evaluate(source: string, input: unknown = {}): Promise<unknown> {
-  const wasm = compile([{ file: "s.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  const result = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
-  return result.length ? result[0].x : undefined;
-}
+const evaluate = valueOfX;
 
 const match = (doc: unknown, schema: unknown) => evaluate("package t\np := json.match_schema(input.doc, input.schema)", { doc, schema });
 const err = (field: string, type: string, desc: string) => ({ error: `${field}: ${desc}`, desc, field, type });

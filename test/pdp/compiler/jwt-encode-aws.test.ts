@@ -5,15 +5,9 @@
  * error.
  */
 import { createHash, createHmac } from "crypto";
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { resultSet } from "./evaluate-rego";
 
-async function evaluate(source: string, input: unknown): Promise<unknown> {
-  const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  return policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q");
-}
+const evaluate = resultSet;
 
 /** The value of p for input, or undefined when p is undefined. */
 async function p(source: string, input: unknown = {}): Promise<unknown> {

@@ -3,16 +3,10 @@
  * values (numbers as json.Number), compiled natively (runtime
  * builtins/gotemplate.ts). Errors are undefined.
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { valueOfX } from "./evaluate-rego";
 
 async function render(tpl: string, vars: unknown): Promise<unknown> {
-  const source = "package t\np := strings.render_template(input.t, input.v)";
-  const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify({ t: tpl, v: vars })).buffer, "q") as Array<{ x: unknown }>;
-  return r.length === 0 ? undefined : r[0].x;
+  return valueOfX("package t\np := strings.render_template(input.t, input.v)", { t: tpl, v: vars });
 }
 
 test.each([

@@ -3,17 +3,10 @@
  * results, undefined (OPA's errors, non-strict mode) and the edge cases of
  * OPA's parsers (SemVer 2.0.0, Go's net.ParseCIDR/ParseIP).
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { resultSet } from "./evaluate-rego";
 
 /** Evaluates `p` of `package t` with the input; [] when undefined. */
-async function evaluate(body: string, input: unknown = {}): Promise<unknown> {
-  const source = `package t\n${body}`;
-  const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  return policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q");
-}
+const evaluate = (body: string, input: unknown = {}): Promise<unknown> => resultSet(`package t\n${body}`, input);
 
 /** f(arg) for every input arg, each answer or "undefined". */
 async function each(call: string, args: unknown[]): Promise<unknown> {

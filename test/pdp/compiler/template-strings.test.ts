@@ -3,15 +3,10 @@
  * parser lowers them to internal.template_string over the set of each
  * embedded expression's values; the runtime renders the parts.
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
+import { resultSet } from "./evaluate-rego";
 import { compile } from "../../../pdp/compiler";
 
-async function evaluate(source: string, input: unknown = {}, query = "x = data.t.p"): Promise<unknown> {
-  const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  return policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q");
-}
+const evaluate = resultSet;
 
 const value = async (rego: string, input: unknown = {}): Promise<unknown> =>
   ((await evaluate(`package t\n${rego}`, input)) as Array<{ x: unknown }>).map((r) => r.x);

@@ -4,8 +4,7 @@
  * then truncation for units.parse_bytes), and undefined where OPA reports a
  * builtin error (non-strict mode).
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { valueOfX } from "./evaluate-rego";
 
 /** Each string of `inputs` through both builtins: [parse, parse_bytes], "undefined" for no value. */
 async function parseAll(inputs: unknown[]): Promise<unknown> {
@@ -16,13 +15,7 @@ p := [[pu(s), pb(s)] | some s in input]`;
   return evaluate(source, inputs);
 }
 
-async function evaluate(source: string, input: unknown): Promise<unknown> {
-  const wasm = compile([{ file: "u.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  const result = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
-  return result.length ? result[0].x : undefined;
-}
+const evaluate = valueOfX;
 
 test("SI and binary units; m is milli for units.parse, mega for units.parse_bytes", async () => {
   const inputs = ["12345", "10K", "10k", "10Ki", "10KI", "200M", "500m", "100mi", "300Gi", "2T", "1P", "1Pi", "1E", "1Ei", "10KB", "10kib", "1.1KiB"];

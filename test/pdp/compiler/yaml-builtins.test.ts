@@ -4,15 +4,9 @@
  * OPA's definition differs from the SDK's function, the policy decides
  * before asking: yaml.is_valid is false (not undefined) for a non-string.
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { resultSet } from "./evaluate-rego";
 
-async function evaluate(source: string, input: unknown): Promise<unknown> {
-  const wasm = compile([{ file: "y.rego", source }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const policy = await loadPolicy(wasm);
-  policy.setData({});
-  return policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q");
-}
+const evaluate = resultSet;
 
 test("yaml.is_valid: true or false for strings (the SDK parses them), false for every other type", async () => {
   const docs = ["a: 1", "a: {", '{"json": "ok"}', 7, null, true, [1], { a: 1 }];
