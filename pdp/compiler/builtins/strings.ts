@@ -8,6 +8,8 @@ export const STRINGS: BuiltinSpec[] = [
   ...specs(2, ["strings.any_prefix_match", "strings.any_suffix_match"]),
   ...specs(3, ["replace", "substring", "strings.split_n"]),
   ...specs(2, ["strings.replace_n"]),
+  // A note for OPA's tracer; a compiled policy has none, so it is just true (runtime builtins/trace.ts).
+  ...specs(1, ["trace"]),
   // Go text/template (runtime builtins/gotemplate.ts)
   ...specs(2, ["strings.render_template"]),
   // what template strings are lowered to (parse/template.ts)

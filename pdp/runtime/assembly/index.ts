@@ -47,3 +47,4 @@ export * from "./builtins/net";
 export * from "./builtins/uuid";
 export * from "./builtins/units";
 export * from "./builtins/providers";
+export * from "./builtins/trace";
