@@ -6,10 +6,8 @@
  * structures as encoding/json renders them, read from the DER by
  * ./host-der.ts; node:crypto checks signatures and converts keys.
  *
- * Not reproduced: name constraints (Permitted and Excluded* stay null, and
- * PermittedDNSDomainsCritical false), policy mappings and constraints
- * (InhibitAnyPolicy ... RequireExplicitPolicy stay 0/false, PolicyMappings
- * null) and DSA public keys (null).
+ * Not reproduced: DSA public keys (null) and Go's validation of SAN and
+ * name-constraint strings (accepted as written).
  *
  * As for every builtin here, OPA's errors make the call undefined.
  */
@@ -323,6 +321,28 @@ function applyExtensions(cert: Record<string, unknown>, exts: Extension[]): void
           (lists.Policies ??= []).push(dotted(arcs));
         }
         break;
+      case "2.5.29.30":
+        if (nameConstraints(cert, value, e.critical) && e.critical) unhandled.push(e.id);
+        break;
+      case "2.5.29.36":
+        // PolicyConstraints: [0] requireExplicitPolicy, [1] inhibitPolicyMapping (implicit INTEGERs).
+        for (const c of sequence(value, "policy constraints")) {
+          const v = Number(integer({ ...c, tag: 0x02 }));
+          if (c.tag === 0x80) Object.assign(cert, { RequireExplicitPolicy: v, RequireExplicitPolicyZero: v === 0 });
+          else if (c.tag === 0x81) Object.assign(cert, { InhibitPolicyMapping: v, InhibitPolicyMappingZero: v === 0 });
+        }
+        break;
+      case "2.5.29.54": {
+        const v = Number(integer(value));
+        Object.assign(cert, { InhibitAnyPolicy: v, InhibitAnyPolicyZero: v === 0 });
+        break;
+      }
+      case "2.5.29.33":
+        for (const m of sequence(value, "policy mappings")) {
+          const [issuer, subject] = sequence(m, "policy mapping");
+          (lists.PolicyMappings ??= []).push({ IssuerDomainPolicy: dotted(oid(issuer)), SubjectDomainPolicy: dotted(oid(subject)) });
+        }
+        break;
       case "1.3.6.1.5.5.7.1.1":
         for (const ad of sequence(value, "authority info access")) {
           const [method, location] = sequence(ad, "access description");
@@ -337,6 +357,41 @@ function applyExtensions(cert: Record<string, unknown>, exts: Extension[]): void
     }
   }
   if (unhandled.length > 0) cert.UnhandledCriticalExtensions = unhandled;
+}
+
+/** net.IPNet as it marshals: {IP, Mask}, the mask a []byte (base64); Go rejects a non-canonical mask. */
+function ipNet(b: Buffer): Record<string, unknown> {
+  if (b.length !== 8 && b.length !== 32) throw new X509Error("x509: invalid IP/mask length in name constraints");
+  const ip = b.subarray(0, b.length / 2);
+  const mask = b.subarray(b.length / 2);
+  const bits = [...mask].map((x) => x.toString(2).padStart(8, "0")).join("");
+  if (!/^1*0*$/.test(bits)) throw new X509Error("x509: IP constraint contained invalid mask");
+  return { IP: ipString(Buffer.from(ip)), Mask: Buffer.from(mask) };
+}
+
+/**
+ * Go's parseNameConstraintsExtension: permitted ([0]) and excluded ([1])
+ * subtrees by name type. True when it holds a type Go does not handle
+ * (which, if the extension is critical, leaves it unhandled).
+ */
+function nameConstraints(cert: Record<string, unknown>, value: Tlv, critical: boolean): boolean {
+  const lists = cert as Record<string, unknown[] | undefined>;
+  let unhandled = false;
+  for (const subtrees of sequence(value, "name constraints")) {
+    const prefix = subtrees.tag === 0xa0 ? "Permitted" : subtrees.tag === 0xa1 ? "Excluded" : null;
+    if (prefix === null) throw new X509Error("x509: invalid NameConstraints extension");
+    for (const subtree of children(subtrees)) {
+      const base = sequence(subtree, "GeneralSubtree")[0];
+      if (base === undefined) throw new X509Error("x509: invalid NameConstraints extension");
+      if (base.tag === 0x82) (lists[`${prefix}DNSDomains`] ??= []).push(latin1(base.body));
+      else if (base.tag === 0x87) (lists[`${prefix}IPRanges`] ??= []).push(ipNet(base.body));
+      else if (base.tag === 0x81) (lists[`${prefix}EmailAddresses`] ??= []).push(latin1(base.body));
+      else if (base.tag === 0x86) (lists[`${prefix}URIDomains`] ??= []).push(latin1(base.body));
+      else unhandled = true;
+    }
+  }
+  cert.PermittedDNSDomainsCritical = critical;
+  return unhandled;
 }
 
 // ---------------------------------------------------------------- certificates

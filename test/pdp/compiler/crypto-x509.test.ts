@@ -3,7 +3,8 @@
  * (pdp/compiler/host-x509.ts, supplied by EvaluationClock.builtins()). The
  * fixtures were made with openssl: a P-256 chain Root -> Inter -> leaf (leaf
  * for clientAuth, DNS www.example.com, valid 2026-11-21T20:44:17Z for two
- * days), the leaf's key, another key and a CSR with SANs. Field values were
+ * days), the leaf's key, another key, a CSR with SANs and a CA with name
+ * constraints and policy extensions. Field values were
  * checked against Go's encoding/json of crypto/x509's structures.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
@@ -26,6 +27,7 @@ const INTER = "-----BEGIN CERTIFICATE-----\nMIIBgzCCASqgAwIBAgIUPmuc4l2zjdigGMi7
 const LEAF = "-----BEGIN CERTIFICATE-----\nMIIBlDCCATqgAwIBAgIUZhhzvbVCee4QdN19V5UHEKLqit8wCgYIKoZIzj0EAwIw\nEDEOMAwGA1UEAwwFSW50ZXIwHhcNMjYxMTIxMjA0NDE3WhcNMjYxMTIzMjA0NDE3\nWjAPMQ0wCwYDVQQDDARsZWFmMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAECmfJ\n7LvoEMO5Lys1CNgMFZgl2QGo+oC9hhTFMU0F072b4b8lnJfMO8ft7d7Q07bG+Ct2\nbloknYvQEnip2lgsP6NzMHEwGgYDVR0RBBMwEYIPd3d3LmV4YW1wbGUuY29tMBMG\nA1UdJQQMMAoGCCsGAQUFBwMCMB0GA1UdDgQWBBSqWFqXAShlp6vH45VbGJU5+igo\n/jAfBgNVHSMEGDAWgBSfvjZNsQrj7XsW1E/6j9K2ifXTIDAKBggqhkjOPQQDAgNI\nADBFAiA2NDS+L4Zq5fTh7KeEGzzkNuMgNeijDx3hayCWgO1NMwIhAI7EHmeN/IKj\nSr/B9Q3WSE72sEyvh+CNjBaEv+ny+pmx\n-----END CERTIFICATE-----\n";
 const LEAF_KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgrUmHkTS6tMui7YvB\nw5JUCZ7hk8pRyaBov2Hxv1hUva+hRANCAAQKZ8nsu+gQw7kvKzUI2AwVmCXZAaj6\ngL2GFMUxTQXTvZvhvyWcl8w7x+3t3tDTtsb4K3ZuWiSdi9ASeKnaWCw/\n-----END PRIVATE KEY-----\n";
 const OTHER_KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgA+NnCVN89oqtgfed\nm1J3ngcRCx+D+KW8c9B7LsgZJRihRANCAAQxm6bhwezF4gj2aYMwy0IQVuukRqG+\nLFU424gYetkmH/xe5EcQPmtzpzCKpMN6Tkv9JvfQV32t/5X9iEcohdDH\n-----END PRIVATE KEY-----\n";
+const CONSTRAINED = "-----BEGIN CERTIFICATE-----\nMIICOjCCAeCgAwIBAgIUPmuc4l2zjdigGMi7nPPKrP3PV8MwCgYIKoZIzj0EAwIw\nDzENMAsGA1UEAwwEUm9vdDAeFw0yNjExMjEyMDQ2MzVaFw0yNjExMjYyMDQ2MzVa\nMBAxDjAMBgNVBAMMBUludGVyMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEMZum\n4cHsxeII9mmDMMtCEFbrpEahvixVONuIGHrZJh/8XuRHED5rc6cwiqTDek5L/Sb3\n0Fd9rf+V/YhHKIXQx6OCARcwggETMA8GA1UdEwEB/wQFMAMBAf8wegYDVR0eAQH/\nBHAwbqAuMA6CDC5leGFtcGxlLmNvbTAKhwgKAAAA/wAAADAQpA4wDDEKMAgGA1UE\nAwwBeKE8MAmBB2JhZC5jb20wC4YJLmV2aWwuY29tMCKHICABDbgAAAAAAAAAAAAA\nAAD/////AAAAAAAAAAAAAAAAMA8GA1UdJAQIMAaAAQCBAQIwCgYDVR02BAMCAQAw\nFQYDVR0hBA4wDDAKBgMqAwQGAyoDBTAQBgNVHSAECTAHMAUGAyoDBDAdBgNVHQ4E\nFgQUn742TbEK4+17FtRP+o/Ston10yAwHwYDVR0jBBgwFoAUJOMCaaDK/pc328eV\nLr6GlHosvVwwCgYIKoZIzj0EAwIDSAAwRQIgUikwOb11Fqq4BYVQxLoVobJPrw8K\nlRyrKVYgZ4wXLw0CIQDhQqjUGfxzMBE3T/4+L1xOwUcRS0/paJ2GzL3nCfTeVQ==\n-----END CERTIFICATE-----\n";
 const CSR = "-----BEGIN CERTIFICATE REQUEST-----\nMIIBVDCB+wIBADBEMQswCQYDVQQGEwJVUzENMAsGA1UECgwEQWNtZTEMMAoGA1UE\nCwwDRGV2MRgwFgYDVQQDDA9jc3IuZXhhbXBsZS5jb20wWTATBgcqhkjOPQIBBggq\nhkjOPQMBBwNCAATVZ/wDNIIgkX1X14xdu4Cmnd69tV69oTDEXZXOSmUkssDDswpG\nC5lK9bpfppubPa4mZH7AVmpxEcTMgbtvvCmaoFUwUwYJKoZIhvcNAQkOMUYwRDBC\nBgNVHREEOzA5gg1hLmV4YW1wbGUuY29thwQKAQIDhxAgAQ24AAAAAAAAAAAAAAAB\nhhBzcGlmZmU6Ly94L3k/cT0xMAoGCCqGSM49BAMCA0gAMEUCIFyfRJLUMU+nP/uP\nmKY5YHlxjBIg7dzxSJbPVNaejIkrAiEAw6mx2mrtPD2+UPlQ8zWHZX7h2iGYAD37\ncvSTokXrmGI=\n-----END CERTIFICATE REQUEST-----\n";
 
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
@@ -46,6 +48,17 @@ test("parse_certificates: PEM, base64 of PEM and base64 of DER give Go's Certifi
   expect(await p(rule, { c: derB64(LEAF) })).toEqual([want[2]]);
   expect(await p("p := crypto.x509.parse_certificates(input.c)[0].Raw", { c: LEAF })).toBe(derB64(LEAF));
   expect(await p("p := crypto.x509.parse_certificates(input.c)[0].URIStrings", { c: LEAF })).toBeNull();
+});
+
+test("parse_certificates: name constraints and policy extensions", async () => {
+  const rule = `p := [c.PermittedDNSDomainsCritical, c.PermittedDNSDomains, c.PermittedIPRanges, c.ExcludedIPRanges, c.ExcludedEmailAddresses,
+    c.ExcludedURIDomains, c.UnhandledCriticalExtensions, c.Policies, c.PolicyMappings, c.InhibitAnyPolicyZero, c.InhibitPolicyMapping,
+    c.RequireExplicitPolicyZero] if c := crypto.x509.parse_certificates(input.c)[0]`;
+  expect(await p(rule, { c: CONSTRAINED })).toEqual([
+    true, [".example.com"], [{ IP: "10.0.0.0", Mask: "/wAAAA==" }], [{ IP: "2001:db8::", Mask: "/////wAAAAAAAAAAAAAAAA==" }], ["bad.com"],
+    [".evil.com"], [[2, 5, 29, 30]], ["1.2.3.4"], [{ IssuerDomainPolicy: "1.2.3.4", SubjectDomainPolicy: "1.2.3.5" }], true, 2,
+    true,
+  ]);
 });
 
 test("parse_certificates: a big serial number keeps every digit", async () => {
