@@ -17,6 +17,7 @@
  */
 import { jwtBuiltins } from "./host-jwt";
 import { EvaluationRandom } from "./host-random";
+import { x509Builtins } from "./host-x509";
 
 export class EvaluationClock {
   private nowNs = 0;
@@ -36,6 +37,7 @@ export class EvaluationClock {
       "opa.runtime": () => this.runtimeInfo,
       ...this.random.builtins(),
       ...jwtBuiltins(() => this.nowNs),
+      ...x509Builtins(),
     };
   }
 }

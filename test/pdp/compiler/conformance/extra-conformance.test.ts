@@ -14,13 +14,6 @@ const CASES_DIR = path.join(__dirname, "opa-extra", "cases");
 
 /** `<file>: <note>` of each case allowed to fail, grouped by the reason. */
 const KNOWN_FAILURES: string[] = [
-  // crypto.x509.*: not in the catalogue (OPA returns Go's x509 structures as JSON).
-  "cryptox509parsecertificaterequest/test-cryptox509parsecertificaterequest-0129.yaml: cryptox509parsecertificaterequest/invalid DER or PEM data, string",
-  "cryptox509parsecertificates/test-cryptox509parsecertificates-0120.yaml: cryptox509parsecertificates/PEM, single cert, string",
-  "cryptox509parsecertificates/test-cryptox509parsecertificates-0123.yaml: cryptox509parsecertificates/invalid DER or PEM data, b64",
-  "cryptox509parsekeypair/test-cryptox509parsekeypairs-0118.yaml: cryptoX509ParseKeyPairs/PEM_encoded_string_cert_and_key",
-  "cryptox509parsersaprivatekey/test-cryptox509parsersaprivatekey-1.yaml: cryptox509parsersaprivatekey/valid",
-  "cryptox509parsersaprivatekey/test-cryptox509parsersaprivatekey-1.yaml: cryptox509parsersaprivatekey/invalid",
   // http.send: declared for hosts to supply; neither our hosts nor the npm SDK do.
   "invalidkeyerror/test-invalidkeyerror-0177.yaml: invalidkeyerror/missing keys",
   // io.jwt.encode_sign(_raw) signs natively with HS* only; RS256 and EdDSA keys give undefined.

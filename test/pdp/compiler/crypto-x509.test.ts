@@ -1,0 +1,130 @@
+/**
+ * crypto.x509.* and crypto.parse_private_keys dispatched to the host
+ * (pdp/compiler/host-x509.ts, supplied by EvaluationClock.builtins()). The
+ * fixtures were made with openssl: a P-256 chain Root -> Inter -> leaf (leaf
+ * for clientAuth, DNS www.example.com, valid 2026-11-21T20:44:17Z for two
+ * days), the leaf's key, another key, a CSR with SANs and a CA with name
+ * constraints and policy extensions. Field values were
+ * checked against Go's encoding/json of crypto/x509's structures.
+ */
+import { loadPolicy } from "@open-policy-agent/opa-wasm";
+import { compile } from "../../../pdp/compiler";
+import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+
+/** The value of p for input, or undefined when p is undefined. */
+async function p(rule: string, input: unknown = {}): Promise<unknown> {
+  const wasm = compile([{ file: "t.rego", source: `package t\n${rule}` }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
+  const clock = new EvaluationClock();
+  const policy = await loadPolicy(wasm, undefined, clock.builtins());
+  policy.setData({});
+  clock.tick();
+  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
+  return r.length === 0 ? undefined : r[0]!.x;
+}
+
+const ROOT = "-----BEGIN CERTIFICATE-----\nMIIBgzCCASmgAwIBAgIUUp6kctf/oIpzWfUaMVaDP+IG7NowCgYIKoZIzj0EAwIw\nDzENMAsGA1UEAwwEUm9vdDAeFw0yNjExMjEyMDQ0MTdaFw0yNjEyMDEyMDQ0MTda\nMA8xDTALBgNVBAMMBFJvb3QwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQyJ7Pm\nzeH3xkiqPws6bdpsHjc8Kbz3xVRHL0NHe1j2x81gVQGbidyiBaKkS0+OXXVHCT05\nXbbB03PQX2Ug5uKSo2MwYTAdBgNVHQ4EFgQUJOMCaaDK/pc328eVLr6GlHosvVww\nHwYDVR0jBBgwFoAUJOMCaaDK/pc328eVLr6GlHosvVwwDwYDVR0TAQH/BAUwAwEB\n/zAOBgNVHQ8BAf8EBAMCAgQwCgYIKoZIzj0EAwIDSAAwRQIhAMvYBDgt8qTNPSWz\nQyjXtyLxz3yuY3ZHwfGPZV/9ulcHAiA1P0Yjma3P0XnuW6QjzUAU4CayZbcSjqsX\nRhiFkkdi/w==\n-----END CERTIFICATE-----\n";
+const INTER = "-----BEGIN CERTIFICATE-----\nMIIBgzCCASqgAwIBAgIUPmuc4l2zjdigGMi7nPPKrP3PV8IwCgYIKoZIzj0EAwIw\nDzENMAsGA1UEAwwEUm9vdDAeFw0yNjExMjEyMDQ0MTdaFw0yNjExMjYyMDQ0MTda\nMBAxDjAMBgNVBAMMBUludGVyMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEMZum\n4cHsxeII9mmDMMtCEFbrpEahvixVONuIGHrZJh/8XuRHED5rc6cwiqTDek5L/Sb3\n0Fd9rf+V/YhHKIXQx6NjMGEwDwYDVR0TAQH/BAUwAwEB/zAOBgNVHQ8BAf8EBAMC\nAgQwHQYDVR0OBBYEFJ++Nk2xCuPtexbUT/qP0raJ9dMgMB8GA1UdIwQYMBaAFCTj\nAmmgyv6XN9vHlS6+hpR6LL1cMAoGCCqGSM49BAMCA0cAMEQCIHKwr4KF0x0xrRWH\nZC4rs+c4maCh3+nkG2txHrsxvvkBAiB9U14RZB4jS7XCg7JpmFEJhF8xAddygvD2\nwd4eoHQ9cg==\n-----END CERTIFICATE-----\n";
+const LEAF = "-----BEGIN CERTIFICATE-----\nMIIBlDCCATqgAwIBAgIUZhhzvbVCee4QdN19V5UHEKLqit8wCgYIKoZIzj0EAwIw\nEDEOMAwGA1UEAwwFSW50ZXIwHhcNMjYxMTIxMjA0NDE3WhcNMjYxMTIzMjA0NDE3\nWjAPMQ0wCwYDVQQDDARsZWFmMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAECmfJ\n7LvoEMO5Lys1CNgMFZgl2QGo+oC9hhTFMU0F072b4b8lnJfMO8ft7d7Q07bG+Ct2\nbloknYvQEnip2lgsP6NzMHEwGgYDVR0RBBMwEYIPd3d3LmV4YW1wbGUuY29tMBMG\nA1UdJQQMMAoGCCsGAQUFBwMCMB0GA1UdDgQWBBSqWFqXAShlp6vH45VbGJU5+igo\n/jAfBgNVHSMEGDAWgBSfvjZNsQrj7XsW1E/6j9K2ifXTIDAKBggqhkjOPQQDAgNI\nADBFAiA2NDS+L4Zq5fTh7KeEGzzkNuMgNeijDx3hayCWgO1NMwIhAI7EHmeN/IKj\nSr/B9Q3WSE72sEyvh+CNjBaEv+ny+pmx\n-----END CERTIFICATE-----\n";
+const LEAF_KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgrUmHkTS6tMui7YvB\nw5JUCZ7hk8pRyaBov2Hxv1hUva+hRANCAAQKZ8nsu+gQw7kvKzUI2AwVmCXZAaj6\ngL2GFMUxTQXTvZvhvyWcl8w7x+3t3tDTtsb4K3ZuWiSdi9ASeKnaWCw/\n-----END PRIVATE KEY-----\n";
+const OTHER_KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgA+NnCVN89oqtgfed\nm1J3ngcRCx+D+KW8c9B7LsgZJRihRANCAAQxm6bhwezF4gj2aYMwy0IQVuukRqG+\nLFU424gYetkmH/xe5EcQPmtzpzCKpMN6Tkv9JvfQV32t/5X9iEcohdDH\n-----END PRIVATE KEY-----\n";
+const CONSTRAINED = "-----BEGIN CERTIFICATE-----\nMIICOjCCAeCgAwIBAgIUPmuc4l2zjdigGMi7nPPKrP3PV8MwCgYIKoZIzj0EAwIw\nDzENMAsGA1UEAwwEUm9vdDAeFw0yNjExMjEyMDQ2MzVaFw0yNjExMjYyMDQ2MzVa\nMBAxDjAMBgNVBAMMBUludGVyMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEMZum\n4cHsxeII9mmDMMtCEFbrpEahvixVONuIGHrZJh/8XuRHED5rc6cwiqTDek5L/Sb3\n0Fd9rf+V/YhHKIXQx6OCARcwggETMA8GA1UdEwEB/wQFMAMBAf8wegYDVR0eAQH/\nBHAwbqAuMA6CDC5leGFtcGxlLmNvbTAKhwgKAAAA/wAAADAQpA4wDDEKMAgGA1UE\nAwwBeKE8MAmBB2JhZC5jb20wC4YJLmV2aWwuY29tMCKHICABDbgAAAAAAAAAAAAA\nAAD/////AAAAAAAAAAAAAAAAMA8GA1UdJAQIMAaAAQCBAQIwCgYDVR02BAMCAQAw\nFQYDVR0hBA4wDDAKBgMqAwQGAyoDBTAQBgNVHSAECTAHMAUGAyoDBDAdBgNVHQ4E\nFgQUn742TbEK4+17FtRP+o/Ston10yAwHwYDVR0jBBgwFoAUJOMCaaDK/pc328eV\nLr6GlHosvVwwCgYIKoZIzj0EAwIDSAAwRQIgUikwOb11Fqq4BYVQxLoVobJPrw8K\nlRyrKVYgZ4wXLw0CIQDhQqjUGfxzMBE3T/4+L1xOwUcRS0/paJ2GzL3nCfTeVQ==\n-----END CERTIFICATE-----\n";
+const CSR = "-----BEGIN CERTIFICATE REQUEST-----\nMIIBVDCB+wIBADBEMQswCQYDVQQGEwJVUzENMAsGA1UECgwEQWNtZTEMMAoGA1UE\nCwwDRGV2MRgwFgYDVQQDDA9jc3IuZXhhbXBsZS5jb20wWTATBgcqhkjOPQIBBggq\nhkjOPQMBBwNCAATVZ/wDNIIgkX1X14xdu4Cmnd69tV69oTDEXZXOSmUkssDDswpG\nC5lK9bpfppubPa4mZH7AVmpxEcTMgbtvvCmaoFUwUwYJKoZIhvcNAQkOMUYwRDBC\nBgNVHREEOzA5gg1hLmV4YW1wbGUuY29thwQKAQIDhxAgAQ24AAAAAAAAAAAAAAAB\nhhBzcGlmZmU6Ly94L3k/cT0xMAoGCCqGSM49BAMCA0gAMEUCIFyfRJLUMU+nP/uP\nmKY5YHlxjBIg7dzxSJbPVNaejIkrAiEAw6mx2mrtPD2+UPlQ8zWHZX7h2iGYAD37\ncvSTokXrmGI=\n-----END CERTIFICATE REQUEST-----\n";
+
+const b64 = (s: string): string => Buffer.from(s).toString("base64");
+const derB64 = (pem: string): string => pem.replace(/-----[^-]+-----|\s/g, "");
+const CHAIN = ROOT + INTER + LEAF;
+/** 2026-11-22T00:00:00Z in ns: inside every certificate's validity. */
+const DURING = 1795305600 * 1e9;
+
+test("parse_certificates: PEM, base64 of PEM and base64 of DER give Go's Certificate fields", async () => {
+  const rule = "p := [[c.Subject.CommonName, c.Issuer.CommonName, c.Version, c.IsCA, c.BasicConstraintsValid, c.DNSNames, c.ExtKeyUsage, c.PublicKeyAlgorithm, c.SignatureAlgorithm, c.NotAfter] | some c in crypto.x509.parse_certificates(input.c)]";
+  const want = [
+    ["Root", "Root", 3, true, true, null, null, 3, 10, expect.any(String)],
+    ["Inter", "Root", 3, true, true, null, null, 3, 10, expect.any(String)],
+    ["leaf", "Inter", 3, false, false, ["www.example.com"], [2], 3, 10, "2026-11-23T20:44:17Z"],
+  ];
+  expect(await p(rule, { c: CHAIN })).toEqual(want);
+  expect(await p(rule, { c: b64(CHAIN) })).toEqual(want);
+  expect(await p(rule, { c: derB64(LEAF) })).toEqual([want[2]]);
+  expect(await p("p := crypto.x509.parse_certificates(input.c)[0].Raw", { c: LEAF })).toBe(derB64(LEAF));
+  expect(await p("p := crypto.x509.parse_certificates(input.c)[0].URIStrings", { c: LEAF })).toBeNull();
+});
+
+test("parse_certificates: name constraints and policy extensions", async () => {
+  const rule = `p := [c.PermittedDNSDomainsCritical, c.PermittedDNSDomains, c.PermittedIPRanges, c.ExcludedIPRanges, c.ExcludedEmailAddresses,
+    c.ExcludedURIDomains, c.UnhandledCriticalExtensions, c.Policies, c.PolicyMappings, c.InhibitAnyPolicyZero, c.InhibitPolicyMapping,
+    c.RequireExplicitPolicyZero] if c := crypto.x509.parse_certificates(input.c)[0]`;
+  expect(await p(rule, { c: CONSTRAINED })).toEqual([
+    true, [".example.com"], [{ IP: "10.0.0.0", Mask: "/wAAAA==" }], [{ IP: "2001:db8::", Mask: "/////wAAAAAAAAAAAAAAAA==" }], ["bad.com"],
+    [".evil.com"], [[2, 5, 29, 30]], ["1.2.3.4"], [{ IssuerDomainPolicy: "1.2.3.4", SubjectDomainPolicy: "1.2.3.5" }], true, 2,
+    true,
+  ]);
+});
+
+test("parse_certificates: a big serial number keeps every digit", async () => {
+  expect(await p("p := crypto.x509.parse_certificates(input.c)[0].SerialNumber == 582862358975981298775602322473650407439990426335", { c: LEAF })).toBe(true);
+});
+
+test("parse_certificates: errors (bad base64, bad DER, a non-certificate PEM block, non-string) are undefined", async () => {
+  for (const c of ["foobar", "YmFkc3RyaW5n", LEAF_KEY, 7]) {
+    expect(await p("p := crypto.x509.parse_certificates(input.c)", { c })).toBeUndefined();
+  }
+});
+
+test("parse_and_verify_certificates: root first, leaf last; verification failures are [false, []]", async () => {
+  const names = "p := [ok, [c.Subject.CommonName | some c in chain]] if [ok, chain] := crypto.x509.parse_and_verify_certificates_with_options(input.c, input.o)";
+  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageClientAuth"], CurrentTime: DURING } })).toEqual([true, ["leaf", "Inter", "Root"]]);
+  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageAny"], DNSName: "www.example.com", CurrentTime: DURING } })).toEqual([true, ["leaf", "Inter", "Root"]]);
+  // The default key usage is server authentication; the leaf is for clients only.
+  expect(await p(names, { c: CHAIN, o: { CurrentTime: DURING } })).toEqual([false, []]);
+  expect(await p("p := crypto.x509.parse_and_verify_certificates(input.c)", { c: CHAIN })).toEqual([false, []]);
+  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageClientAuth"], DNSName: "other.example.com", CurrentTime: DURING } })).toEqual([false, []]);
+  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageClientAuth"], CurrentTime: DURING + 30 * 86400e9 } })).toEqual([false, []]);
+  expect(await p(names, { c: ROOT + LEAF, o: { KeyUsages: ["KeyUsageAny"], CurrentTime: DURING } })).toEqual([false, []]);
+  expect(await p(names, { c: LEAF, o: { CurrentTime: DURING } })).toEqual([false, []]);
+  expect(await p(names, { c: "not base64!", o: { Bogus: 1 } })).toEqual([false, []]);
+});
+
+test("parse_and_verify_certificates_with_options: unknown options and key usages are errors (undefined)", async () => {
+  const rule = "p := crypto.x509.parse_and_verify_certificates_with_options(input.c, input.o)";
+  expect(await p(rule, { c: CHAIN, o: { Bogus: 1 } })).toBeUndefined();
+  expect(await p(rule, { c: CHAIN, o: { KeyUsages: ["KeyUsageNope"] } })).toBeUndefined();
+  expect(await p(rule, { c: CHAIN, o: { DNSName: 1 } })).toBeUndefined();
+});
+
+test("parse_certificate_request: subject, SANs and extensions; garbage is undefined", async () => {
+  const rule = "p := [c.Subject.CommonName, c.Subject.Organization, c.DNSNames, c.IPAddresses, [u.Scheme | some u in c.URIs], c.Version, c.PublicKeyAlgorithm] if c := crypto.x509.parse_certificate_request(input.c)";
+  const want = ["csr.example.com", ["Acme"], ["a.example.com"], ["10.1.2.3", "2001:db8::1"], ["spiffe"], 0, 3];
+  expect(await p(rule, { c: CSR })).toEqual(want);
+  expect(await p(rule, { c: b64(CSR) })).toEqual(want);
+  expect(await p(rule, { c: derB64(CSR) })).toEqual(want);
+  expect(await p(rule, { c: "foobar" })).toBeUndefined();
+  expect(await p(rule, { c: LEAF })).toBeUndefined();
+});
+
+test("parse_keypair: the certificates as base64 DER, the key as Go's struct; a key that does not match is undefined", async () => {
+  const rule = "p := [k.Certificate, k.Leaf.Subject.CommonName, object.keys(k.PrivateKey)] if k := crypto.x509.parse_keypair(input.c, input.k)";
+  const want = [[derB64(LEAF)], "leaf", ["Curve", "D", "X", "Y"]];
+  expect(await p(rule, { c: LEAF, k: LEAF_KEY })).toEqual(want);
+  expect(await p(rule, { c: b64(LEAF), k: b64(LEAF_KEY) })).toEqual(want);
+  expect(await p(rule, { c: derB64(LEAF), k: derB64(LEAF_KEY) })).toEqual(want);
+  expect(await p(rule, { c: LEAF, k: OTHER_KEY })).toBeUndefined();
+  expect(await p(rule, { c: "%%%", k: LEAF_KEY })).toBeUndefined();
+});
+
+test("parse_rsa_private_key: the first key as a JWK; no key is null; bad input is undefined", async () => {
+  const rule = "p := crypto.x509.parse_rsa_private_key(input.k)";
+  expect(await p(rule, { k: LEAF_KEY })).toEqual({ kty: "EC", crv: "P-256", x: expect.any(String), y: expect.any(String), d: expect.any(String) });
+  expect(await p(rule, { k: b64(LEAF_KEY) })).toEqual(await p(rule, { k: LEAF_KEY }));
+  expect(await p(rule, { k: LEAF })).toBeNull();
+  expect(await p(rule, { k: "invalid" })).toBeUndefined();
+  expect(await p(rule, { k: "" })).toBeUndefined();
+});
+
+test("parse_private_keys: every key block in Go's JSON form; empty input is null, no key []", async () => {
+  const rule = "p := [object.keys(k) | some k in crypto.parse_private_keys(input.k)]";
+  expect(await p(rule, { k: LEAF_KEY + OTHER_KEY })).toEqual([["Curve", "D", "X", "Y"], ["Curve", "D", "X", "Y"]]);
+  expect(await p("p := crypto.parse_private_keys(input.k)", { k: "" })).toBeNull();
+  expect(await p("p := crypto.parse_private_keys(input.k)", { k: LEAF })).toEqual([]);
+  expect(await p("p := crypto.parse_private_keys(input.k)", { k: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" })).toBeUndefined();
+});
