@@ -492,95 +492,6 @@ function withUriStrings(c: Certificate): Record<string, unknown> {
   return { ...c.json, URIStrings: c.uris };
 }
 
-// ---------------------------------------------------------------- chain verification
-
-const SERVER_AUTH = 1;
-
-/**
- * Go's Certificate.Verify as OPA calls it: the first certificate is the
- * root, the last the leaf, those between intermediates. A chain leads from
- * the leaf through intermediates to the root, each signed by the next,
- * every one valid at `time`, intermediates CAs, every extended key usage
- * permitting one of `usages`; the leaf matches `dnsName` if one is given.
- */
-function verifyChain(certs: Certificate[], opts: { time: Date; dnsName: string; usages: number[] }): Certificate[] {
-  if (certs.length < 2) throw new X509Error("must supply at least two certificates to be able to verify");
-  const root = certs[0]!;
-  const intermediates = certs.slice(1, -1);
-  const leaf = certs[certs.length - 1]!;
-  if (opts.dnsName !== "" && leaf.node.checkHost(opts.dnsName, { subject: "never" }) === undefined) {
-    throw new X509Error("x509: certificate is not valid for the host");
-  }
-  const valid = (c: Certificate): boolean =>
-    new Date(c.json.NotBefore as string) <= opts.time && opts.time <= new Date(c.json.NotAfter as string);
-  const signs = (issuer: Certificate, c: Certificate): boolean => {
-    try {
-      return c.node.checkIssued(issuer.node) && c.node.verify(issuer.node.publicKey);
-    } catch {
-      return false;
-    }
-  };
-  const usageOk = (chain: Certificate[]): boolean => {
-    if (opts.usages.includes(0)) return true;
-    return chain.every((c) => {
-      const eku = (c.json.ExtKeyUsage as number[] | undefined) ?? [];
-      if (eku.length === 0 && c.json.UnknownExtKeyUsage === undefined) return true;
-      return eku.includes(0) || opts.usages.some((u) => eku.includes(u));
-    });
-  };
-  const search = (chain: Certificate[]): Certificate[] | null => {
-    const last = chain[chain.length - 1]!;
-    if (last.node.raw.equals(root.node.raw) || signs(root, last)) {
-      const full = last.node.raw.equals(root.node.raw) ? chain : [...chain, root];
-      if (valid(root) && usageOk(full)) return full;
-    }
-    for (const inter of intermediates) {
-      if (chain.includes(inter) || !valid(inter) || !inter.json.BasicConstraintsValid || !inter.json.IsCA) continue;
-      if (!signs(inter, last)) continue;
-      const found = search([...chain, inter]);
-      if (found !== null) return found;
-    }
-    return null;
-  };
-  if (!valid(leaf)) throw new X509Error("x509: certificate has expired or is not yet valid");
-  const chain = search([leaf]);
-  if (chain === null) throw new X509Error("x509: certificate signed by unknown authority");
-  return chain;
-}
-
-const KEY_USAGES: Record<string, number> = {
-  KeyUsageAny: 0, KeyUsageServerAuth: 1, KeyUsageClientAuth: 2, KeyUsageCodeSigning: 3, KeyUsageEmailProtection: 4,
-  KeyUsageIPSECEndSystem: 5, KeyUsageIPSECTunnel: 6, KeyUsageIPSECUser: 7, KeyUsageTimeStamping: 8, KeyUsageOCSPSigning: 9,
-  KeyUsageMicrosoftServerGatedCrypto: 10, KeyUsageNetscapeServerGatedCrypto: 11,
-  KeyUsageMicrosoftCommercialCodeSigning: 12, KeyUsageMicrosoftKernelCodeSigning: 13,
-};
-
-/** OPA's extractVerifyOpts: DNSName, CurrentTime (ns), MaxConstraintComparisons, KeyUsages; anything else an error. */
-function verifyOptions(o: unknown): { time: Date; dnsName: string; usages: number[] } {
-  if (typeof o !== "object" || o === null || Array.isArray(o)) throw new X509Error("operand 2 must be an object");
-  const opts = { time: new Date(), dnsName: "", usages: [] as number[] };
-  for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
-    if (k === "DNSName") {
-      if (typeof v !== "string") throw new X509Error("'DNSName' should be a string");
-      opts.dnsName = v;
-    } else if (k === "CurrentTime") {
-      if (typeof v !== "number" || !Number.isInteger(v)) throw new X509Error("'CurrentTime' should be a valid int64 number");
-      opts.time = new Date(v / 1e6);
-    } else if (k === "MaxConstraintComparisons") {
-      if (typeof v !== "number" || !Number.isInteger(v)) throw new X509Error("'MaxConstraintComparisons' should be a valid number");
-    } else if (k === "KeyUsages") {
-      if (!Array.isArray(v)) throw new X509Error("'KeyUsages' should be an Array or Set");
-      const bad = v.filter((u) => typeof u === "string" && KEY_USAGES[u] === undefined);
-      if (bad.length > 0) throw new X509Error(`invalid entries for 'KeyUsages' found: ${bad.join(" ")}`);
-      for (const u of v) if (typeof u === "string") opts.usages.push(KEY_USAGES[u]!);
-    } else {
-      throw new X509Error("invalid key option");
-    }
-  }
-  if (opts.usages.length === 0) opts.usages.push(SERVER_AUTH);
-  return opts;
-}
-
 // ---------------------------------------------------------------- CSRs
 
 /** x509.ParseCertificateRequest, as JSON. */
@@ -780,33 +691,10 @@ function jsonBuffer(text: string): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-/** [valid, chain]: any failure to parse or verify is [false, []]; bad options are an error (undefined). */
-function parseAndVerify(input: string, options: unknown, extended: boolean): unknown {
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) throw new X509Error("operand 2 must be an object");
-  const unverified = [false, []];
-  let certs: Certificate[];
-  try {
-    certs = certificatesFromString(input);
-  } catch {
-    return unverified;
-  }
-  // OPA reads the options only once the certificates parse; bad options are an error.
-  const opts = options === undefined ? { time: new Date(), dnsName: "", usages: [SERVER_AUTH] } : verifyOptions(options);
-  let chain: Certificate[];
-  try {
-    chain = verifyChain(certs, opts);
-  } catch {
-    return unverified;
-  }
-  return [true, chain.map((c) => (extended ? withUriStrings(c) : c.json))];
-}
-
 /** The host x509 builtins, keyed by name. */
 export function x509Builtins(): Record<string, HostFn> {
   return {
     "crypto.x509.parse_certificates": builtin((s) => certificatesFromString(s).map(withUriStrings)),
-    "crypto.x509.parse_and_verify_certificates": builtin((s) => parseAndVerify(s, undefined, true)),
-    "crypto.x509.parse_and_verify_certificates_with_options": builtin((s, o) => parseAndVerify(s, o, false), [1]),
     "crypto.x509.parse_certificate_request": builtin((s) => {
       let der = s.startsWith("-----BEGIN CERTIFICATE REQUEST-----") ? Buffer.from(s, "utf8") : goBase64(s);
       const [block] = pemDecode(latin1(der));

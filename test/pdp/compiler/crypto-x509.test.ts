@@ -33,8 +33,6 @@ const CSR = "-----BEGIN CERTIFICATE REQUEST-----\nMIIBVDCB+wIBADBEMQswCQYDVQQGEw
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
 const derB64 = (pem: string): string => pem.replace(/-----[^-]+-----|\s/g, "");
 const CHAIN = ROOT + INTER + LEAF;
-/** 2026-11-22T00:00:00Z in ns: inside every certificate's validity. */
-const DURING = 1795305600 * 1e9;
 
 test("parse_certificates: PEM, base64 of PEM and base64 of DER give Go's Certificate fields", async () => {
   const rule = "p := [[c.Subject.CommonName, c.Issuer.CommonName, c.Version, c.IsCA, c.BasicConstraintsValid, c.DNSNames, c.ExtKeyUsage, c.PublicKeyAlgorithm, c.SignatureAlgorithm, c.NotAfter] | some c in crypto.x509.parse_certificates(input.c)]";
@@ -71,25 +69,10 @@ test("parse_certificates: errors (bad base64, bad DER, a non-certificate PEM blo
   }
 });
 
-test("parse_and_verify_certificates: root first, leaf last; verification failures are [false, []]", async () => {
-  const names = "p := [ok, [c.Subject.CommonName | some c in chain]] if [ok, chain] := crypto.x509.parse_and_verify_certificates_with_options(input.c, input.o)";
-  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageClientAuth"], CurrentTime: DURING } })).toEqual([true, ["leaf", "Inter", "Root"]]);
-  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageAny"], DNSName: "www.example.com", CurrentTime: DURING } })).toEqual([true, ["leaf", "Inter", "Root"]]);
-  // The default key usage is server authentication; the leaf is for clients only.
-  expect(await p(names, { c: CHAIN, o: { CurrentTime: DURING } })).toEqual([false, []]);
-  expect(await p("p := crypto.x509.parse_and_verify_certificates(input.c)", { c: CHAIN })).toEqual([false, []]);
-  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageClientAuth"], DNSName: "other.example.com", CurrentTime: DURING } })).toEqual([false, []]);
-  expect(await p(names, { c: CHAIN, o: { KeyUsages: ["KeyUsageClientAuth"], CurrentTime: DURING + 30 * 86400e9 } })).toEqual([false, []]);
-  expect(await p(names, { c: ROOT + LEAF, o: { KeyUsages: ["KeyUsageAny"], CurrentTime: DURING } })).toEqual([false, []]);
-  expect(await p(names, { c: LEAF, o: { CurrentTime: DURING } })).toEqual([false, []]);
-  expect(await p(names, { c: "not base64!", o: { Bogus: 1 } })).toEqual([false, []]);
-});
-
-test("parse_and_verify_certificates_with_options: unknown options and key usages are errors (undefined)", async () => {
-  const rule = "p := crypto.x509.parse_and_verify_certificates_with_options(input.c, input.o)";
-  expect(await p(rule, { c: CHAIN, o: { Bogus: 1 } })).toBeUndefined();
-  expect(await p(rule, { c: CHAIN, o: { KeyUsages: ["KeyUsageNope"] } })).toBeUndefined();
-  expect(await p(rule, { c: CHAIN, o: { DNSName: 1 } })).toBeUndefined();
+test("parse_and_verify_certificates(_with_options) are not offered: a policy calling them does not compile", () => {
+  for (const call of ["crypto.x509.parse_and_verify_certificates(input.c)", "crypto.x509.parse_and_verify_certificates_with_options(input.c, {})"]) {
+    expect(() => compile([{ file: "t.rego", source: `package t\np := ${call}` }], { entrypoints: ["t/p"] })).toThrow(/undefined function crypto\.x509\.parse_and_verify_certificates/);
+  }
 });
 
 test("parse_certificate_request: subject, SANs and extensions; garbage is undefined", async () => {
