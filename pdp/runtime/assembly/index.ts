@@ -32,7 +32,7 @@ export * from "./builtins/arrays";
 export * from "./builtins/objects";
 export * from "./builtins/json";
 export * from "./builtins/jsonpatch";
-export * from "./builtins/jsonschema";
+export * from "./builtins/jsonschema/builtins";
 export * from "./builtins/time/builtins";
 export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";
