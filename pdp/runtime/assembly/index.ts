@@ -17,7 +17,7 @@ export { rt_host_builtin0, rt_host_builtin1, rt_host_builtin2, rt_host_builtin3,
 // --- natively compiled builtins (bi_*), one line per family
 export * from "./builtins/strings";
 export * from "./builtins/strings2";
-export * from "./builtins/gotemplate";
+export * from "./builtins/gotemplate/builtins";
 export * from "./builtins/sprintf";
 export * from "./builtins/encoding";
 export * from "./builtins/urlquery";
@@ -32,7 +32,7 @@ export * from "./builtins/arrays";
 export * from "./builtins/objects";
 export * from "./builtins/json";
 export * from "./builtins/jsonpatch";
-export * from "./builtins/jsonschema";
+export * from "./builtins/jsonschema/builtins";
 export * from "./builtins/time/builtins";
 export * from "./builtins/regex/builtins";
 export * from "./builtins/glob";

@@ -464,7 +464,7 @@ class Scan {
 
 const BAD_INT: i32 = i32.MIN_VALUE;
 
-/** fmt.Sprintf over already converted arguments (also text/template's printf, gotemplate.ts). */
+/** fmt.Sprintf over already converted arguments (also text/template's printf, gotemplate/exec.ts). */
 export function formatArgs(format: string, args: Array<Arg>): string {
   const p = new Printer();
   const sc = new Scan(format, args);
