@@ -20,7 +20,7 @@ export const HOST: BuiltinSpec[] = [
     ],
     { host: true },
   ),
-  // X.509 certificates, CSRs and private keys parsed by the host (../host-x509.ts). Not offered:
+  // X.509 certificates, CSRs and private keys parsed by the host (../host-x509/). Not offered:
   // crypto.x509.parse_and_verify_certificates(_with_options), until chains are verified exactly as Go
   // does (name constraints, policies): a verifier laxer than OPA's would accept chains OPA refuses.
   ...specs(

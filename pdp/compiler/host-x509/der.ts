@@ -1,7 +1,8 @@
 /**
  * A small DER reader and the Go-flavoured JSON writer the x509 host builtins
- * (./host-x509.ts) need: node:crypto exposes neither a certificate's raw
- * fields (TBS, names as attribute lists, extensions) nor CSRs at all.
+ * (./index.ts and its neighbours) need: node:crypto exposes neither a
+ * certificate's raw fields (TBS, names as attribute lists, extensions) nor
+ * CSRs at all.
  */
 
 /** Thrown for malformed DER or PEM; the builtins turn it into undefined. */
