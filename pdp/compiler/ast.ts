@@ -164,10 +164,25 @@ export interface Package {
   loc: Location;
 }
 
+/** Where a METADATA block applies (OPA's annotation scopes). */
+export type AnnotationScope = "rule" | "document" | "package" | "subpackages";
+
+/** A `# METADATA` comment block, attached to the package or rule after it. */
+export interface Annotations {
+  scope: AnnotationScope;
+  /** OPA's object form of the block (`scope`, `title`, `authors`, `custom`, ...). */
+  value: ObjectTerm;
+  /** The package, or the rule (never an `else` branch) the block precedes. */
+  target: Package | Rule;
+  /** The `# METADATA` line. */
+  loc: Location;
+}
+
 export interface Module {
   file: string;
   source: string;
   package: Package;
   imports: Import[];
   rules: Rule[];
+  annotations: Annotations[];
 }

@@ -20,6 +20,7 @@ import { HOST } from "./host";
 import { NET } from "./net";
 import { PROVIDERS } from "./providers";
 import { REGEX } from "./regex";
+import { REGO } from "./rego";
 import { SEMVER } from "./semver";
 import { STRINGS } from "./strings";
 import { TIME } from "./time";
@@ -29,7 +30,7 @@ import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...PROVIDERS, ...SEMVER, ...NET, ...UUID, ...UNITS, ...HOST];
+const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...PROVIDERS, ...SEMVER, ...NET, ...UUID, ...UNITS, ...REGO, ...HOST];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

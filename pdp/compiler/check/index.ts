@@ -17,6 +17,7 @@ import { CompileError, CompileErrors } from "../errors";
 import type { CheckedQuery, CheckedRule, Program } from "./program";
 import { isGenerated } from "./program";
 import { rewriteEqualsBody, rewriteEqualsTerm } from "./equals";
+import { lowerRegoMetadata } from "./metadata";
 import { checkRecursion } from "./recursion";
 import { resolveBody, resolveTerm, Scope, type ResolveEnv } from "./resolve";
 import { checkHead, reorderBody, reorderHeadTerm, type SafetyEnv } from "./safety";
@@ -27,8 +28,11 @@ import { termVars } from "./vars";
 export type { CheckedQuery, CheckedRule, CheckedWith, Program, RuleKind, RuleNode } from "./program";
 export { findNode, hasRules, isCheckedWith, isGenerated, isWildcard } from "./program";
 
-export function check(modules: Module[], builtins: Catalogue = DEFAULT_CATALOGUE): Program {
+export function check(parsed: Module[], builtins: Catalogue = DEFAULT_CATALOGUE): Program {
   const errors: CompileError[] = [];
+  // rego.metadata.* calls become constants first, as OPA rewrites them (metadata.ts).
+  const modules = lowerRegoMetadata(parsed, errors);
+  if (errors.length) throw new CompileErrors(errors);
   const { program, raw } = buildTree(modules, builtins, errors);
   if (errors.length) throw new CompileErrors(errors);
   const counter = { n: 0 };

@@ -8,15 +8,16 @@
 import type { Body, Module, Term } from "../ast";
 import { DEFAULT_CATALOGUE, type Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
-import { lex } from "./lexer";
+import { lex, type Comment } from "./lexer";
 import { assembleModule } from "./module";
 import { StatementParser } from "./statements";
 
 /** Parses a whole module; `builtins` decides which bare calls are builtin names (not rules). */
 export function parseModule(source: string, file: string, builtins: Catalogue = DEFAULT_CATALOGUE): Module {
-  const parser = new StatementParser(lex(source, file), file);
+  const comments: Comment[] = [];
+  const parser = new StatementParser(lex(source, file, comments), file);
   const stmts = parser.parseStatements(false);
-  return assembleModule(file, source, stmts, parser.meta, builtins);
+  return assembleModule(file, source, stmts, parser.meta, builtins, comments);
 }
 
 /**

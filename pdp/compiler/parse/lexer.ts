@@ -70,8 +70,19 @@ const isDecimal = (c: string): boolean => c >= "0" && c <= "9";
 const PUNCT2 = new Set([":=", "==", "!=", "<=", ">="]);
 const PUNCT1 = new Set("[]{}(),:;.=<>+-*/%&|");
 
-/** Splits `source` into tokens; the last is always `eof`. Throws rego_parse_error on illegal input. */
-export function lex(source: string, file: string): Token[] {
+/** A `#` comment: position of the `#`, text after it (OPA's ast.Comment). */
+export interface Comment {
+  row: number;
+  col: number;
+  text: string;
+}
+
+/**
+ * Splits `source` into tokens; the last is always `eof`. Throws
+ * rego_parse_error on illegal input. Comments go to `comments` when given
+ * (METADATA blocks are read from them, see annotations.ts).
+ */
+export function lex(source: string, file: string, comments?: Comment[]): Token[] {
   const tokens: Token[] = [];
   const end = source.length;
   let i = source.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -134,7 +145,11 @@ export function lex(source: string, file: string): Token[] {
       continue;
     }
     if (c === "#") {
+      const at = i;
+      const commentRow = row;
+      const commentCol = col;
       while (i < end && source[i] !== "\n") advance();
+      comments?.push({ row: commentRow, col: commentCol, text: source.slice(at + 1, i) });
       ws = true;
       continue;
     }

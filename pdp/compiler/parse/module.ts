@@ -8,8 +8,9 @@
 import type { Expr, Import, Location, Module, Package, Rule, RuleHead, Term } from "../ast";
 import type { Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
+import { parseAnnotations, type AnnotatableNode } from "./annotations";
 import { refString, valueName } from "./cursor";
-import { KEYWORDS } from "./lexer";
+import { KEYWORDS, type Comment } from "./lexer";
 import type { RuleMeta } from "./rules";
 import type { Statement } from "./statements";
 
@@ -19,6 +20,7 @@ export function assembleModule(
   stmts: Statement[],
   meta: Map<Rule, RuleMeta>,
   builtins: Catalogue,
+  comments: Comment[],
 ): Module {
   const errors: CompileError[] = [];
   const fail = (loc: Location, message: string): void => {
@@ -30,6 +32,8 @@ export function assembleModule(
   let pkg: Package | null = null;
   if (stmts[0].kind === "package") pkg = stmts[0].pkg;
   else fail(statementLoc(stmts[0]), "package expected");
+  // Statements in source order: what a METADATA block may precede.
+  const nodes: AnnotatableNode[] = pkg ? [{ kind: "package", node: pkg }] : [];
 
   const imports: Import[] = [];
   const rules: Rule[] = [];
@@ -40,9 +44,11 @@ export function assembleModule(
         break;
       case "import":
         imports.push(stmt.imp);
+        nodes.push({ kind: "import", node: stmt.imp });
         break;
       case "rules":
         rules.push(...stmt.rules);
+        for (const rule of stmt.rules) nodes.push({ kind: "rule", node: rule });
         break;
       case "body": {
         const converted = ruleFromBody(stmt.body, builtins);
@@ -51,6 +57,7 @@ export function assembleModule(
         } else {
           meta.set(converted.rule, converted.meta);
           rules.push(converted.rule);
+          nodes.push({ kind: "rule", node: converted.rule });
         }
         break;
       }
@@ -60,7 +67,9 @@ export function assembleModule(
     for (let r: Rule | null = rule; r; r = r.else) checkRegoV1(r, meta.get(r), fail);
   }
   if (errors.length || !pkg) throw new CompileErrors(errors);
-  return { file, source, package: pkg, imports, rules };
+  const annotations = parseAnnotations(file, comments, nodes, errors);
+  if (errors.length) throw new CompileErrors(errors);
+  return { file, source, package: pkg, imports, rules, annotations };
 }
 
 function statementLoc(stmt: Statement): Location {
