@@ -330,8 +330,19 @@ describe("link: module layout", () => {
     const big = "y".repeat(200_000) + "ü";
     const p = plan("test/big", 6, { type: "MakeString", index: 1, target: 2 }, { type: "MakeArray", capacity: 100000, target: 5 });
     const wasm = link({ strings: ["result", big], funcs: [], plans: [p], hostBuiltins: [] }, runtime);
-    const memory = readImports(findSection(readModule(wasm), SectionId.import)!.body).find((i) => i.name === "memory");
-    expect(memory?.limits?.min).toBe(4); // runtime data + 200 KB of strings
+    const minPages = (module: Uint8Array): number | undefined =>
+      readImports(findSection(readModule(module), SectionId.import)!.body).find((i) => i.name === "memory")?.limits?.min;
+    // The minimum covers the runtime's data and the 200 KB of strings, up to __heap_start, and no more.
+    const kept = link({ strings: ["result", big], funcs: [], plans: [p], hostBuiltins: [] }, runtime, { keepRuntimeExports: true });
+    const memory = new WebAssembly.Memory({ initial: 5 });
+    const fail = () => {
+      throw new Error("unexpected host call");
+    };
+    const env = { memory, opa_abort: fail, opa_println: fail, opa_builtin0: fail, opa_builtin1: fail, opa_builtin2: fail, opa_builtin3: fail, opa_builtin4: fail };
+    const heapStart = (new WebAssembly.Instance(new WebAssembly.Module(kept), { env }).exports.__heap_start as WebAssembly.Global).value as number;
+    expect(heapStart).toBeGreaterThan(200_000);
+    expect(minPages(wasm)).toBe(Math.ceil(heapStart / 65536));
+    expect(minPages(wasm)!).toBeGreaterThan(minPages(runtime)!);
     const opa = await loadPolicy(wasm);
     opa.setData({ filler: "z".repeat(100_000) });
     expect(evaluate(opa, { more: "w".repeat(50_000) })).toEqual([{ result: big }]);
