@@ -7,7 +7,7 @@
 import type { Body, Expr, Term } from "../ast";
 import { CompileError } from "../errors";
 import type { CheckedRule, Program, RuleNode } from "./program";
-import { isGround } from "./vars";
+import { isGround, termVars } from "./vars";
 
 export function checkRecursion(program: Program, errors: CompileError[]): void {
   const nodes: RuleNode[] = [];
@@ -60,14 +60,7 @@ function name(n: RuleNode): string {
  */
 function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
   const walk = (node: RuleNode, i: number): void => {
-    if (i >= terms.length) {
-      const all = (n: RuleNode): void => {
-        if (n.kind !== null) out.add(n);
-        if (!isHidden(n)) n.children.forEach(all);
-      };
-      all(node);
-      return;
-    }
+    if (i >= terms.length) return all(node);
     const t = terms[i]!;
     if (isGround(t)) {
       const seg = t.type === "string" || t.type === "number" ? t.value : null;
@@ -77,13 +70,33 @@ function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
       else walk(child, i + 1);
       return;
     }
+    // The planner evaluates one child per key only when the key is a plain var or
+    // binds nothing and the rest of the ref binds nothing (plan/data.ts canBranch);
+    // otherwise it builds the whole document here, which reads every rule below.
+    if (!branchable(t, terms.slice(i + 1))) return all(node);
     for (const child of node.children.values()) {
       if (isHidden(child)) continue;
       if (child.kind !== null) out.add(child);
       walk(child, i + 1);
     }
   };
+  const all = (n: RuleNode): void => {
+    if (n.kind !== null) out.add(n);
+    if (!isHidden(n)) n.children.forEach(all);
+  };
   walk(root, 1);
+}
+
+/**
+ * Whether the planner may branch on this dynamic key (see plan/data.ts
+ * canBranch), judged without knowing which vars are bound by then: a key
+ * that is a var or has none, and a rest of the ref without vars.
+ */
+function branchable(key: Term, rest: Term[]): boolean {
+  if (key.type !== "var" && termVars(key, new Set()).size > 0) return false;
+  const vars = new Set<string>();
+  rest.forEach((t) => termVars(t, vars, true));
+  return vars.size === 0;
 }
 
 function isHidden(n: RuleNode): boolean {

@@ -43,3 +43,10 @@ test("a dynamic ref that can reach the rule itself is still recursive", () => {
   const test = { file: "test.rego", source: 'package test\np := data[x].p if x := "test"' };
   expect(() => compile([test], { entrypoints: [{ name: "q", query: "data.test.p" }] })).toThrow(/rule data.test.p is recursive/);
 });
+
+test("a dynamic key whose rest binds a var reads the whole document below it: a recursion error, not a runtime crash", () => {
+  // The planner builds all of data.t here (it cannot branch per key while `_` binds),
+  // so the rule reads itself; OPA answers ["a"], planning per key with a binding rest is not done yet.
+  const t = { file: "t.rego", source: 'package t\na.p := {"k": 1}\nb.q := r if {\n\tr := [x | some x; data.t[x].p[_]]\n}' };
+  expect(() => compile([t], { entrypoints: ["t/b/q"] })).toThrow(/rego_recursion_error: rule data\.t\.b\.q is recursive/);
+});
