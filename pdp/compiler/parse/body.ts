@@ -90,9 +90,11 @@ export abstract class BodyParser extends TermParser {
       return null;
     }
     this.next();
+    // `with` after the braces applies to the whole negated body, as in OPA (a bad one is already reported).
+    const withs = this.is("with") ? (this.parseWith() ?? []) : [];
     const first: Term = { type: "arraycompr", term: { type: "boolean", value: true, loc }, body, loc };
     const term: Term = { type: "ref", terms: [first, { type: "number", value: "0", loc }], loc };
-    return { type: "expr", kind: "term", term, negated: true, with: [], loc } satisfies TermExpr;
+    return { type: "expr", kind: "term", term, negated: true, with: withs, loc } satisfies TermExpr;
   }
 
   private parseLiteralExpr(negated: boolean, loc: TermExpr["loc"]): Expr | null {

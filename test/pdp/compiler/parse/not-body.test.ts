@@ -45,3 +45,10 @@ test("without the import, not { ... } is not a body", () => {
     /rego_parse_error/,
   );
 });
+
+test("not { body } with ...: the modifier applies to the whole negated body", async () => {
+  const source = `${header}default p := false\np if {\n\tnot { input.x == 1 } with input as {"x": 2}\n}`;
+  expect(await evaluate(source, { x: 1 })).toEqual([{ x: true }]);
+  const stays = `${header}default p := false\np if {\n\tnot { input.x == 1 } with input as {"x": 1}\n}`;
+  expect(await evaluate(stays, { x: 2 })).toEqual([{ x: false }]);
+});
