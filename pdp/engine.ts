@@ -25,6 +25,19 @@ import type { BundleRef, PolicyEvaluator } from "./types";
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
+/** The SDK's default initial memory (the linker keeps static data within it). */
+const SDK_INITIAL_PAGES = 5;
+/**
+ * The most memory one bundle's module may grow to: 1 GiB. Deliberately far
+ * below 2 GiB: past it, addresses the module hands back are negative as i32,
+ * and a typed-array view longer than 2^31-1 bytes makes encodeInto write
+ * nothing, so an evaluation would silently run without its input (a policy
+ * denying through `not deny` would allow). An evaluation that needs more
+ * fails (the runtime's allocator aborts): a deny. Memory never shrinks, so
+ * this is also what one bundle can hold on to for its lifetime.
+ */
+const MAX_MEMORY_PAGES = 16384;
+
 export class Engine {
   /** Evaluates any entrypoint of this bundle: what the decision log gets for mask/drop. */
   readonly evaluator: PolicyEvaluator;
@@ -66,7 +79,7 @@ export class Engine {
     const clock = new EvaluationClock();
     let policy: LoadedPolicy;
     try {
-      policy = await loadPolicy(bundle.wasm, undefined, clock.builtins());
+      policy = await loadPolicy(bundle.wasm, { initial: SDK_INITIAL_PAGES, maximum: MAX_MEMORY_PAGES }, clock.builtins());
       policy.setData(bundle.data);
     } catch (err) {
       throw new PdpError("bundle_invalid", `policy.wasm does not load: ${messageOf(err)}`);
@@ -223,8 +236,12 @@ class DirectEval {
       length = input.byteLength;
     } else if (input !== undefined) {
       const text = JSON.stringify(input);
-      this.reserve(at + text.length * 3); // the most UTF-8 bytes a UTF-16 string can need
-      length = utf8.encodeInto(text, new Uint8Array(mem.buffer, at)).written;
+      const room = text.length * 3; // the most UTF-8 bytes a UTF-16 string can need
+      this.reserve(at + room);
+      const { read, written } = utf8.encodeInto(text, new Uint8Array(mem.buffer, at, room));
+      // Never evaluate a truncated (or empty) input: that could turn a deny into an allow.
+      if (read !== text.length) throw new Error(`input of ${text.length} characters not copied into policy memory (${read} were)`);
+      length = written;
       if (texts) texts.input = text;
     }
     const resultSet = this.readText(this.p.wasmInstance.exports.opa_eval(0, entrypoint, this.p.dataAddr, at, length, at + length, 0));
@@ -260,7 +277,8 @@ class DirectEval {
   /** The NUL-terminated text at `at` (memory may have grown during evaluation). */
   private readText(at: number): string {
     const memory = new Uint8Array(this.p.mem.buffer);
-    return utf8Decoder.decode(memory.subarray(at, memory.indexOf(0, at)));
+    const start = at >>> 0; // an i32 address read as unsigned
+    return utf8Decoder.decode(memory.subarray(start, memory.indexOf(0, start)));
   }
 
   private reserve(end: number): void {

@@ -77,4 +77,21 @@ describe("Engine", () => {
   test("bytes that are not a bundle are bundle_invalid", async () => {
     await expect(Engine.load(Buffer.from("x"), "test")).rejects.toMatchObject({ code: "bundle_invalid" });
   });
+
+  test("an evaluation that would grow memory past the cap fails, and later evaluations still see their input", async () => {
+    // A deny-by-`not` policy: evaluated without its input it would allow. Past 2 GiB
+    // of memory an input could silently fail to reach the module; the 1 GiB cap
+    // makes the huge evaluation fail instead, and memory stays addressable.
+    const rego = `package m
+allow if not deny
+deny if input.user != "admin"
+deny if count(numbers.range(1, input.n)) > 0
+`;
+    const e = await Engine.load(bundleOf({ rego: [rego], entrypoints: ["m/allow"], revision: "m1" }), "test");
+    expect(e.evaluate("m/allow", { user: "admin" })).toBe(true);
+    expect(() => e.evaluate("m/allow", { user: "admin", n: 200_000_000 })).toThrow(PdpError);
+    expect(e.evaluate("m/allow", { user: "bob" })).toBeUndefined();
+    expect(e.evaluate("m/allow", { user: "admin" })).toBe(true);
+  }, 60_000);
 });
+
