@@ -53,6 +53,24 @@ function base64Url(section: string): Buffer {
   return Buffer.from(bare, "base64url");
 }
 
+/**
+ * jwx's base64 decoding of JWK members: the alphabet is URL unless the text
+ * holds '+' or '/', padded when it ends in '=', and then decoded as Go's
+ * encoding/base64 does (CR and LF skipped, padding exact). Null when corrupt.
+ */
+function jwxBase64(text: string): Buffer | null {
+  const t = text.replace(/[\r\n]/g, "");
+  const url = !/[+/]/.test(t);
+  let end = t.length;
+  while (end > 0 && t.charCodeAt(end - 1) === 0x3d) end--;
+  const body = t.slice(0, end);
+  if (!(url ? /^[A-Za-z0-9_-]*$/ : /^[A-Za-z0-9+/]*$/).test(body) || body.length % 4 === 1) return null;
+  // The guess looks at the raw text: "AA=\n" is read unpadded, where '=' is corrupt.
+  const padded = text.endsWith("=");
+  if (end < t.length && (!padded || t.length % 4 !== 0 || t.length - end > 2)) return null;
+  return Buffer.from(body, url ? "base64url" : "base64");
+}
+
 /** A JSON object's text and its parsed value, or an error. */
 function jsonObject(text: string): { text: string; value: Record<string, unknown> } {
   let value: unknown;
@@ -173,8 +191,10 @@ function jwkKey(jwk: unknown): VerificationKey {
   const alg = typeof o.alg === "string" ? o.alg : "";
   const kid = typeof o.kid === "string" ? o.kid : "";
   if (o.kty === "oct") {
-    if (typeof o.k !== "string" || o.k === "") throw new JwtError("failed to parse a JWK key (set): oct key without material");
-    return { key: Buffer.from(o.k, "base64url"), alg, kid };
+    const secret = typeof o.k === "string" ? jwxBase64(o.k) : null;
+    // An empty secret would let anyone MAC a token: no key at all, as jwx's import refuses it.
+    if (secret === null || secret.length === 0) throw new JwtError("failed to parse a JWK key (set): invalid oct key material");
+    return { key: secret, alg, kid };
   }
   try {
     // A private JWK yields its public key: only verification happens here.
