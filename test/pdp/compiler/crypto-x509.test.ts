@@ -63,6 +63,15 @@ test("parse_certificates: a big serial number keeps every digit", async () => {
   expect(await p("p := crypto.x509.parse_certificates(input.c)[0].SerialNumber == 582862358975981298775602322473650407439990426335", { c: LEAF })).toBe(true);
 });
 
+test("parse_certificates: PEM that once took quadratic time (blank runs, many BEGIN lines) is read as Go reads it", async () => {
+  const rule = "p := [c.Subject.CommonName | some c in crypto.x509.parse_certificates(input.c)]";
+  expect(await p(rule, { c: `-----BEGIN ${" ".repeat(32000)}x\n${LEAF}` })).toEqual(["leaf"]);
+  expect(await p(rule, { c: `${"-----BEGIN A-----\n".repeat(20000)}${LEAF}` })).toEqual(["leaf"]);
+  expect(await p(rule, { c: `-----BEGIN CERTIFICATE-----${" \t\r".repeat(10000)}\n${LEAF.split("\n").slice(1).join("\n")}` })).toEqual(["leaf"]);
+  // No block at all: as in OPA, a "-----BEGIN" text is PEM and holds no certificate.
+  expect(await p("p := crypto.x509.parse_certificates(input.c)", { c: "-----BEGIN A-----\n".repeat(20000) })).toEqual([]);
+});
+
 test("parse_certificates: errors (bad base64, bad DER, a non-certificate PEM block, non-string) are undefined", async () => {
   for (const c of ["foobar", "YmFkc3RyaW5n", LEAF_KEY, 7]) {
     expect(await p("p := crypto.x509.parse_certificates(input.c)", { c })).toBeUndefined();

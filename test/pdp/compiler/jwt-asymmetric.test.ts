@@ -101,6 +101,15 @@ describe("io.jwt.verify_* with public keys", () => {
     expect(await p(verify("verify_rs256"), { t, k: "not a key" })).toBeUndefined();
     expect(await p(verify("verify_rs256"), { t: `${t}!`, k })).toBeUndefined();
   });
+
+  test("inputs that once took quadratic time give the same answers: long '=' runs, many BEGIN lines", async () => {
+    const k = pem(rsa.publicKey);
+    const t = token("RS256", rsa.privateKey);
+    expect(await p(verify("verify_rs256"), { t: `${"=".repeat(40000)}a.b.c`, k })).toBeUndefined();
+    expect(await p(verify("verify_rs256"), { t, k: "-----BEGIN A-----\n".repeat(20000) })).toBeUndefined();
+    // Go's pem.Decode skips unterminated or mismatched blocks to reach a good one.
+    expect(await p(verify("verify_rs256"), { t, k: `${"-----BEGIN A-----\n".repeat(20000)}${k}` })).toBe(true);
+  });
 });
 
 describe("io.jwt.decode_verify", () => {
