@@ -11,6 +11,7 @@
  * the native builtins do, as Wasm has no strict builtin-error mode.
  */
 import { X509Certificate, constants, createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify, type JsonWebKey, type KeyObject } from "node:crypto";
+import { latin1, pemDecode } from "./host-x509/pem";
 
 type HostFn = (...args: unknown[]) => unknown;
 
@@ -47,10 +48,31 @@ const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 
 /** base64url.decode as OPA reads it: padded or not; corrupt input is an error. */
 function base64Url(section: string): Buffer {
-  const bare = section.replace(/=+$/, "");
+  // A backwards scan, not /=+$/: that regex is quadratic on a long run of '='.
+  let end = section.length;
+  while (end > 0 && section.charCodeAt(end - 1) === 0x3d) end--;
+  const bare = section.slice(0, end);
   if (!BASE64URL.test(section) || bare.length % 4 === 1) throw new JwtError("illegal base64 data");
   if (section.length !== bare.length && section.length % 4 !== 0) throw new JwtError("illegal base64 data");
   return Buffer.from(bare, "base64url");
+}
+
+/**
+ * jwx's base64 decoding of JWK members: the alphabet is URL unless the text
+ * holds '+' or '/', padded when it ends in '=', and then decoded as Go's
+ * encoding/base64 does (CR and LF skipped, padding exact). Null when corrupt.
+ */
+function jwxBase64(text: string): Buffer | null {
+  const t = text.replace(/[\r\n]/g, "");
+  const url = !/[+/]/.test(t);
+  let end = t.length;
+  while (end > 0 && t.charCodeAt(end - 1) === 0x3d) end--;
+  const body = t.slice(0, end);
+  if (!(url ? /^[A-Za-z0-9_-]*$/ : /^[A-Za-z0-9+/]*$/).test(body) || body.length % 4 === 1) return null;
+  // The guess looks at the raw text: "AA=\n" is read unpadded, where '=' is corrupt.
+  const padded = text.endsWith("=");
+  if (end < t.length && (!padded || t.length % 4 !== 0 || t.length - end > 2)) return null;
+  return Buffer.from(body, url ? "base64url" : "base64");
 }
 
 /** A JSON object's text and its parsed value, or an error. */
@@ -106,21 +128,12 @@ function headerFields(header: Record<string, unknown>): HeaderFields {
 // ---------------------------------------------------------------- keys
 
 /**
- * Go's pem.Decode, enough for keys: the first "-----BEGIN TYPE-----" block
- * (at the start of the text or of a line), optional "Name: value" headers,
- * base64 body, matching END line. Null when there is no decodable block.
+ * Go's pem.Decode (host-x509/pem.ts, linear in the text) on the key text's
+ * UTF-8 bytes: the first well-formed block and what follows it, or null.
  */
 function pemBlock(text: string): { type: string; der: Buffer; rest: string } | null {
-  const re = /(?:^|\n)-----BEGIN ([^\n-]*(?:-[^\n-]+)*)-----[ \t\r]*\n([\s\S]*?)-----END \1-----[ \t\r]*(?:\n|$)/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const lines = m[2]!.split("\n");
-    // Headers (RFC 1421) end at the first blank line; OPA ignores them.
-    const blank = lines.findIndex((l) => l.trim() === "");
-    const body = (lines.some((l) => l.includes(":")) && blank >= 0 ? lines.slice(blank + 1) : lines).join("").replace(/\s+/g, "");
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body) || body.length % 4 !== 0) continue;
-    return { type: m[1]!, der: Buffer.from(body, "base64"), rest: text.slice(m.index + m[0].length) };
-  }
-  return null;
+  const [block, rest] = pemDecode(latin1(Buffer.from(text, "utf8")));
+  return block === null ? null : { type: block.type, der: block.bytes, rest };
 }
 
 /**
@@ -173,8 +186,10 @@ function jwkKey(jwk: unknown): VerificationKey {
   const alg = typeof o.alg === "string" ? o.alg : "";
   const kid = typeof o.kid === "string" ? o.kid : "";
   if (o.kty === "oct") {
-    if (typeof o.k !== "string" || o.k === "") throw new JwtError("failed to parse a JWK key (set): oct key without material");
-    return { key: Buffer.from(o.k, "base64url"), alg, kid };
+    const secret = typeof o.k === "string" ? jwxBase64(o.k) : null;
+    // An empty secret would let anyone MAC a token: no key at all, as jwx's import refuses it.
+    if (secret === null || secret.length === 0) throw new JwtError("failed to parse a JWK key (set): invalid oct key material");
+    return { key: secret, alg, kid };
   }
   try {
     // A private JWK yields its public key: only verification happens here.

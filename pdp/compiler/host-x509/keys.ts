@@ -5,14 +5,54 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { parseCertificate } from "./certificate";
-import { X509Error, readTlv, unsigned } from "./der";
+import { X509Error, dotted, oid, readTlv, sequence, unsigned, type Tlv } from "./der";
 import { goBase64, latin1, pemDecode } from "./pem";
+
+const RSA = "1.2.840.113549.1.1.1";
+const EC = "1.2.840.10045.2.1";
+const ED25519 = "1.3.101.112";
+/** The named curves crypto/x509 knows (P-224, P-256, P-384, P-521). */
+const CURVES = new Set(["1.3.132.0.33", "1.2.840.10045.3.1.7", "1.3.132.0.34", "1.3.132.0.35"]);
+
+/**
+ * Refuses, before node:crypto sees it, a PKCS #8 or SEC 1 key that Go would
+ * not parse: another algorithm (DSA or DH keys make OpenSSL compute g^x mod p,
+ * seconds for a small crafted key) or an EC key without a named curve Go
+ * knows (explicit curve parameters). An EC key's curve is the PKCS #8
+ * parameters' OID, else the SEC 1 structure's; an explicit one in SEC 1 is
+ * refused even when PKCS #8 names a curve, as node:crypto would read it.
+ */
+function checkKeyAlgorithm(format: "pkcs1" | "pkcs8" | "sec1", der: Buffer): void {
+  if (format === "pkcs1") return;
+  const top = sequence(readTlv(der), "private key");
+  if (format === "sec1") return checkSec1Curve(top, false);
+  const alg = sequence(top[1], "PKCS #8 algorithm");
+  const algorithm = dotted(oid(alg[0]));
+  if (algorithm === RSA || algorithm === ED25519) return;
+  if (algorithm !== EC) throw new X509Error(`x509: PKCS#8 wrapping contained private key with unknown algorithm: ${algorithm}`);
+  const named = alg[1]?.tag === 0x06;
+  if (named && !CURVES.has(dotted(oid(alg[1])))) throw new X509Error("x509: unknown elliptic curve");
+  if (top[2]?.tag !== 0x04) throw new X509Error("x509: malformed PKCS #8 private key");
+  checkSec1Curve(sequence(readTlv(top[2].body), "EC private key"), named);
+}
+
+/** A SEC 1 ECPrivateKey's [0] parameters: a known named curve, or absent when the curve is named elsewhere. */
+function checkSec1Curve(fields: Tlv[], named: boolean): void {
+  const params = fields.find((f) => f.tag === 0xa0);
+  if (params === undefined) {
+    if (!named) throw new X509Error("x509: unknown elliptic curve");
+    return;
+  }
+  const curve = readTlv(params.body);
+  if (curve.tag !== 0x06 || !CURVES.has(dotted(oid(curve)))) throw new X509Error("x509: unknown elliptic curve");
+}
 
 /** A private key block as x509.ParsePKCS1PrivateKey, ParsePKCS8PrivateKey or ParseECPrivateKey reads it (RSA, ECDSA, Ed25519). */
 function privateKey(type: string, der: Buffer): KeyObject {
   const format = { "RSA PRIVATE KEY": "pkcs1", "PRIVATE KEY": "pkcs8", "EC PRIVATE KEY": "sec1" }[type] as "pkcs1" | "pkcs8" | "sec1";
   let key: KeyObject;
   try {
+    checkKeyAlgorithm(format, der);
     key = createPrivateKey({ key: der, format: "der", type: format });
   } catch (err) {
     throw new X509Error(`x509: failed to parse private key: ${String(err)}`);

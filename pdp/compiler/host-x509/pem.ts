@@ -12,11 +12,17 @@ export function goBase64(s: string): Buffer {
   return Buffer.from(t, "base64");
 }
 
+/** Space, tab or CR: what getLine trims from a line's end. */
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d;
+
 /** Go's getLine: up to the next LF, trailing spaces, tabs and CRs trimmed. */
 function getLine(s: string): [string, string] {
   const i = s.indexOf("\n");
   const line = i < 0 ? s : s.slice(0, i);
-  return [line.replace(/[ \t\r]+$/, ""), i < 0 ? "" : s.slice(i + 1)];
+  // A backwards scan, not /[ \t\r]+$/: that regex is quadratic on a long run of blanks.
+  let end = line.length;
+  while (end > 0 && isBlank(line.charCodeAt(end - 1))) end--;
+  return [line.slice(0, end), i < 0 ? "" : s.slice(i + 1)];
 }
 
 export interface PemBlock {
@@ -24,19 +30,32 @@ export interface PemBlock {
   bytes: Buffer;
 }
 
+/** The first index of marker in data at or after a position; positions asked for never decrease. */
+function markerFinder(data: string, marker: string): (from: number) => number {
+  let at = -2; // not searched yet; -1: no marker from the last position on
+  return (from) => {
+    if (at !== -1 && at < from) at = data.indexOf(marker, from);
+    return at;
+  };
+}
+
 /**
  * Go's pem.Decode on a byte string (latin1): the next well-formed block and
  * what follows it, or null. Malformed candidates are skipped, as Go does.
  */
 export function pemDecode(data: string): [PemBlock | null, string] {
+  // Go's quadratic rescans (CVE-2025-61723) avoided: the scan only moves
+  // forward, so each marker's next position is searched for once.
+  const nextBegin = markerFinder(data, "\n-----BEGIN ");
+  const nextEnd = markerFinder(data, "\n-----END ");
   let rest = data;
   for (;;) {
     if (rest.startsWith("-----BEGIN ")) {
       rest = rest.slice(11);
     } else {
-      const i = rest.indexOf("\n-----BEGIN ");
+      const i = nextBegin(data.length - rest.length);
       if (i < 0) return [null, data];
-      rest = rest.slice(i + 12);
+      rest = data.slice(i + 12);
     }
     let typeLine: string;
     [typeLine, rest] = getLine(rest);
@@ -50,16 +69,23 @@ export function pemDecode(data: string): [PemBlock | null, string] {
       headers++;
       rest = next;
     }
+    const base = data.length - rest.length;
     let endIndex: number;
     let trailerIndex: number;
     if (headers === 0 && rest.startsWith("-----END ")) {
       endIndex = 0;
       trailerIndex = 9;
     } else {
-      endIndex = rest.indexOf("\n-----END ");
+      const end = nextEnd(base);
+      // No END line after this BEGIN means none after any later BEGIN either.
+      if (end < 0) return [null, data];
+      endIndex = end - base;
       trailerIndex = endIndex + 10;
     }
-    if (endIndex < 0) continue;
+    // A body holding a later BEGIN line is not base64 (its '-'): Go rejects
+    // it after decoding; skipping it now keeps the work linear.
+    const begin = nextBegin(base);
+    if (begin >= 0 && begin < base + endIndex) continue;
     const trailer = rest.slice(trailerIndex);
     const trailerLen = type.length + 5;
     if (trailer.length < trailerLen || trailer.slice(0, trailerLen) !== `${type}-----`) continue;

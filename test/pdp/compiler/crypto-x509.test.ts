@@ -7,6 +7,7 @@
  * constraints and policy extensions. Field values were
  * checked against Go's encoding/json of crypto/x509's structures.
  */
+import { generateKeyPairSync } from "crypto";
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../pdp/compiler";
 import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
@@ -63,6 +64,15 @@ test("parse_certificates: a big serial number keeps every digit", async () => {
   expect(await p("p := crypto.x509.parse_certificates(input.c)[0].SerialNumber == 582862358975981298775602322473650407439990426335", { c: LEAF })).toBe(true);
 });
 
+test("parse_certificates: PEM that once took quadratic time (blank runs, many BEGIN lines) is read as Go reads it", async () => {
+  const rule = "p := [c.Subject.CommonName | some c in crypto.x509.parse_certificates(input.c)]";
+  expect(await p(rule, { c: `-----BEGIN ${" ".repeat(32000)}x\n${LEAF}` })).toEqual(["leaf"]);
+  expect(await p(rule, { c: `${"-----BEGIN A-----\n".repeat(20000)}${LEAF}` })).toEqual(["leaf"]);
+  expect(await p(rule, { c: `-----BEGIN CERTIFICATE-----${" \t\r".repeat(10000)}\n${LEAF.split("\n").slice(1).join("\n")}` })).toEqual(["leaf"]);
+  // No block at all: as in OPA, a "-----BEGIN" text is PEM and holds no certificate.
+  expect(await p("p := crypto.x509.parse_certificates(input.c)", { c: "-----BEGIN A-----\n".repeat(20000) })).toEqual([]);
+});
+
 test("parse_certificates: errors (bad base64, bad DER, a non-certificate PEM block, non-string) are undefined", async () => {
   for (const c of ["foobar", "YmFkc3RyaW5n", LEAF_KEY, 7]) {
     expect(await p("p := crypto.x509.parse_certificates(input.c)", { c })).toBeUndefined();
@@ -110,4 +120,28 @@ test("parse_private_keys: every key block in Go's JSON form; empty input is null
   expect(await p("p := crypto.parse_private_keys(input.k)", { k: "" })).toBeNull();
   expect(await p("p := crypto.parse_private_keys(input.k)", { k: LEAF })).toEqual([]);
   expect(await p("p := crypto.parse_private_keys(input.k)", { k: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" })).toBeUndefined();
+});
+
+test("private keys: only the algorithms and named curves Go parses reach node:crypto; DSA, DH, X25519 and explicit curves are errors", async () => {
+  const pem = (k: { export: (o: object) => string | Buffer }, type: string): string => k.export({ type, format: "pem" }) as string;
+  const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey;
+  const ec = generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey;
+  const ed = generateKeyPairSync("ed25519").privateKey;
+  const keys = "p := [object.keys(k) | some k in crypto.parse_private_keys(input.k)]";
+  expect(await p(keys, { k: pem(rsa, "pkcs1") + pem(rsa, "pkcs8") + pem(ec, "sec1") + pem(ec, "pkcs8") })).toEqual([
+    ["D", "E", "N", "Precomputed", "Primes"], ["D", "E", "N", "Precomputed", "Primes"], ["Curve", "D", "X", "Y"], ["Curve", "D", "X", "Y"],
+  ]);
+  expect(await p("p := count(crypto.parse_private_keys(input.k))", { k: pem(ed, "pkcs8") })).toBe(1);
+  // Go's x509.ParsePKCS8PrivateKey refuses DSA and DH keys (OpenSSL would compute g^x mod p: seconds for a crafted key).
+  const dsa = generateKeyPairSync("dsa", { modulusLength: 1024, divisorLength: 160 }).privateKey;
+  const dh = generateKeyPairSync("dh", { group: "modp14" }).privateKey;
+  const x25519 = generateKeyPairSync("x25519").privateKey;
+  // An EC key with explicit P-256 parameters, made by `openssl ecparam -param_enc explicit`.
+  const explicit = "-----BEGIN EC PRIVATE KEY-----\nMIIBaAIBAQQggowZPoE5aHnJvsw75Jvw6PqF0BxYAOxK4Fg7X6CF3TuggfowgfcC\nAQEwLAYHKoZIzj0BAQIhAP////8AAAABAAAAAAAAAAAAAAAA////////////////\nMFsEIP////8AAAABAAAAAAAAAAAAAAAA///////////////8BCBaxjXYqjqT57Pr\nvVV2mIa8ZR0GsMxTsPY7zjw+J9JgSwMVAMSdNgiG5wSTamZ44ROdJreBn36QBEEE\naxfR8uEsQkf4vOblY6RA8ncDfYEt6zOg9KE5RdiYwpZP40Li/hp/m47n60p8D54W\nK84zV2sxXs7LtkBoN79R9QIhAP////8AAAAA//////////+85vqtpxeehPO5ysL8\nYyVRAgEBoUQDQgAEKgcl5dlrEDZ8A/Nf9IIrmGzQL+eChb04Z7MfEM+LPnHYoRLP\nTfA4e6YuGEZqqq8imwhUYqF0P7mMotzO2WORHg==\n-----END EC PRIVATE KEY-----\n";
+  for (const k of [pem(dsa, "pkcs8"), pem(dh, "pkcs8"), pem(x25519, "pkcs8"), explicit]) {
+    expect(await p("p := crypto.parse_private_keys(input.k)", { k })).toBeUndefined();
+    expect(await p("p := crypto.x509.parse_rsa_private_key(input.k)", { k })).toBeUndefined();
+    // parse_keypair tries PKCS #1, PKCS #8 and SEC 1 on the block whatever its type.
+    expect(await p("p := crypto.x509.parse_keypair(input.c, input.k)", { c: LEAF, k: k.replace(/(BEGIN|END) [A-Z ]+-----/g, "$1 PRIVATE KEY-----") })).toBeUndefined();
+  }
 });

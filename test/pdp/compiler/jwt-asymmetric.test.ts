@@ -101,6 +101,15 @@ describe("io.jwt.verify_* with public keys", () => {
     expect(await p(verify("verify_rs256"), { t, k: "not a key" })).toBeUndefined();
     expect(await p(verify("verify_rs256"), { t: `${t}!`, k })).toBeUndefined();
   });
+
+  test("inputs that once took quadratic time give the same answers: long '=' runs, many BEGIN lines", async () => {
+    const k = pem(rsa.publicKey);
+    const t = token("RS256", rsa.privateKey);
+    expect(await p(verify("verify_rs256"), { t: `${"=".repeat(40000)}a.b.c`, k })).toBeUndefined();
+    expect(await p(verify("verify_rs256"), { t, k: "-----BEGIN A-----\n".repeat(20000) })).toBeUndefined();
+    // Go's pem.Decode skips unterminated or mismatched blocks to reach a good one.
+    expect(await p(verify("verify_rs256"), { t, k: `${"-----BEGIN A-----\n".repeat(20000)}${k}` })).toBe(true);
+  });
 });
 
 describe("io.jwt.decode_verify", () => {
@@ -134,6 +143,26 @@ describe("io.jwt.decode_verify", () => {
     expect(await p(rule, { t, c: { secret: "other" } })).toEqual(unverified);
     // An RSA key does not verify an HMAC token.
     expect(await p(rule, { t, c: { cert: pem(rsa.publicKey) } })).toEqual(unverified);
+  });
+
+  test("oct JWK: k is decoded strictly; junk or empty key material is an error", async () => {
+    const mac = (key: Buffer) => {
+      const input = `${b64url('{"alg":"HS256"}')}.${b64url('{"a":1}')}`;
+      return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`;
+    };
+    const secret = Buffer.from("s3cret-bytes");
+    const ok = [true, { alg: "HS256" }, { a: 1 }];
+    const oct = (k: string) => ({ cert: JSON.stringify({ kty: "oct", k }) });
+    expect(await p(rule, { t: mac(secret), c: oct(secret.toString("base64url")) })).toEqual(ok);
+    // jwx also takes padded and standard-alphabet base64.
+    expect(await p(rule, { t: mac(secret), c: oct(secret.toString("base64")) })).toEqual(ok);
+    const odd = Buffer.from([0xfb, 0xff]);
+    expect(await p(rule, { t: mac(odd), c: oct(odd.toString("base64")) })).toEqual(ok);
+    // Keys that Buffer's lenient decoder would read as zero bytes must never verify a token MAC'd with the empty key.
+    for (const k of ["!!!!", "A", "=", "====", "A===", "-+", "AAA=A"]) {
+      expect(await p(rule, { t: mac(Buffer.alloc(0)), c: oct(k) })).toBeUndefined();
+    }
+    expect(await p(rule, { t: mac(secret), c: oct(`${secret.toString("base64url")}=`) })).toBeUndefined();
   });
 
   test("alg, iss and aud constraints", async () => {
