@@ -256,6 +256,8 @@ const K_STAR: i64 = 1;
 /** A step's answer known without another step. */
 const STEP_FALSE: i64 = -1;
 const STEP_TRUE: i64 = -2;
+/** Steps per (kind, role) up to which answers may move to a table (4 bytes per cell: 64 MiB). */
+const MAX_TABLE_CELLS: i64 = 16 << 20;
 
 // @ts-ignore: decorator
 @inline function stepKey(kind: i64, xIsA: bool, i: i32, j: i32): i64 {
@@ -283,9 +285,53 @@ const STEP_TRUE: i64 = -2;
  * with the globs' lengths and would overflow the Wasm stack by recursion.
  */
 class Intersection {
+  /**
+   * Answers per step: a map of the visited steps, moved to a table (a byte
+   * per step: 0 unknown, 1 false, 2 true) once the map would take about as
+   * much memory, so a walk that visits few steps allocates no table.
+   */
+  table: Uint8Array | null = null;
   memo: Map<i64, bool> = new Map<i64, bool>();
+  /** Steps per (kind, role): (|A| + 1) * (|B| + 1). */
+  cells: i64;
 
-  constructor(public a: Array<GlobToken>, public b: Array<GlobToken>) {}
+  constructor(public a: Array<GlobToken>, public b: Array<GlobToken>) {
+    this.cells = <i64>(a.length + 1) * <i64>(b.length + 1);
+  }
+
+  /** The step's slot in the table: (kind, role) block, then i's row of j's. */
+  slot(key: i64): i32 {
+    const xIsA = ((key >> 60) & 1) == 1;
+    const i = (key >> 30) & 0x3fffffff;
+    const j = key & 0x3fffffff;
+    const width = <i64>(xIsA ? this.b.length : this.a.length) + 1;
+    return <i32>((key >> 60) * this.cells + i * width + j);
+  }
+
+  /** The memoised answer of a step: 0 unknown, 1 false, 2 true. */
+  known(key: i64): i32 {
+    const t = this.table;
+    if (t !== null) return t[this.slot(key)];
+    return this.memo.has(key) ? (this.memo.get(key) ? 2 : 1) : 0;
+  }
+
+  remember(key: i64, answer: bool): void {
+    const t = this.table;
+    if (t !== null) {
+      t[this.slot(key)] = answer ? 2 : 1;
+      return;
+    }
+    const memo = this.memo;
+    memo.set(key, answer);
+    // A map entry costs some 16 bytes, and tens with the buffers its growth
+    // leaves behind (nothing is freed during an evaluation); the table 4 per (i, j).
+    if (<i64>memo.size * 64 < this.cells * 4 || this.cells > MAX_TABLE_CELLS) return;
+    const table = new Uint8Array(<i32>(this.cells * 4));
+    const keys = memo.keys();
+    for (let k = 0; k < keys.length; k++) table[this.slot(keys[k])] = memo.get(keys[k]) ? 2 : 1;
+    this.table = table;
+    this.memo.clear();
+  }
 
   glob(isA: bool): Array<GlobToken> {
     return isA ? this.a : this.b;
@@ -345,11 +391,12 @@ class Intersection {
         for (let alt = w + 1; alt < 2; alt++) {
           const c = this.alternative(key, alt);
           if (c == STEP_FALSE) continue;
-          if (c == STEP_TRUE || (this.memo.has(c) && this.memo.get(c))) {
+          const k = c == STEP_TRUE ? 2 : this.known(c);
+          if (k == 2) {
             answer = true;
             break;
           }
-          if (this.memo.has(c)) continue;
+          if (k == 1) continue;
           waiting[top] = alt;
           steps.push(c);
           waiting.push(-1);
@@ -358,7 +405,7 @@ class Intersection {
         }
       }
       if (pushed) continue;
-      this.memo.set(key, answer);
+      this.remember(key, answer);
       last = answer;
       steps.pop();
       waiting.pop();
