@@ -43,3 +43,12 @@ test.each([
 ])("error: %s", async (tpl, vars) => {
   expect(await render(tpl, vars)).toBeUndefined();
 });
+
+// Inputs large enough that escaping with `out +=` per character took about a
+// second and hundreds of MB (the runtime frees nothing within an evaluation).
+test("html and js escapers on long input", async () => {
+  const tpl = "{{html .p}}|{{html .e}}|{{js .p}}|{{js .e}}";
+  const p = "‹".repeat(16000);
+  const e = "<a'=".repeat(4000);
+  expect(await render(tpl, { p, e })).toBe(`${p}|${"&lt;a&#39;=".repeat(4000)}|${p}|${"\\u003Ca\\'\\u003D".repeat(4000)}`);
+});

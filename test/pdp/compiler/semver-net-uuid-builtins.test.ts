@@ -104,6 +104,21 @@ describe("net.cidr_*", () => {
     expect(await evaluate(q('["10.0.0.0/8", []]', "[]"))).toEqual([]);
     expect(await evaluate(q('["bad"]', '["10.1.2.3"]'))).toEqual([]);
   });
+
+  test("cidr_contains_matches: 1100 networks against 1100 addresses", async () => {
+    // Parsing both operands inside the n*m loop took seconds and over a GB here.
+    const n = 1100;
+    const home = (j: number): number => (j * 7) % n; // the one network address j lies in
+    const nets = Array.from({ length: n }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`);
+    const addrs = Array.from({ length: n }, (_, j) => `10.${home(j) >> 8}.${home(j) & 255}.${j & 255}`);
+    // Neither matches; a network wholly inside network 5 does.
+    addrs.push("2001:db8::1", "10.0.0.0/23", "10.0.5.128/25");
+    const want = addrs.slice(0, n).map((_, j) => [home(j), j]);
+    want.push([5, n + 2]);
+    want.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    expect(await evaluate("p := net.cidr_contains_matches(input.a, input.b)", { a: nets, b: addrs })).toEqual([{ x: want }]);
+    expect(await evaluate("p := net.cidr_contains_matches(input.a, input.b)", { a: nets, b: [...addrs, "bad"] })).toEqual([]);
+  });
 });
 
 describe("uuid.parse", () => {

@@ -30,8 +30,8 @@
  * glob is absorbed like one character.
  *
  * The walk is exponential in the worst case in the library; the results of
- * its "match the rest normally" step are memoised here per pair of
- * positions, which changes the cost, not the answer.
+ * its steps are memoised here per pair of positions, which changes the
+ * cost, not the answer.
  */
 
 import { Value, T_STRING, asStr, boolV } from "../value";
@@ -250,74 +250,167 @@ function tokensMatch(a: GlobToken, b: GlobToken): bool {
   return false;
 }
 
+// A step of the walk, packed in an i64: kind (2 bits) | role (1 bit) | i (30 bits) | j (30 bits).
+const K_NORMAL: i64 = 0;
+const K_STAR: i64 = 1;
+/** A step's answer known without another step. */
+const STEP_FALSE: i64 = -1;
+const STEP_TRUE: i64 = -2;
+/** Steps per (kind, role) up to which answers may move to a table (4 bytes per cell: 64 MiB). */
+const MAX_TABLE_CELLS: i64 = 16 << 20;
+
+// @ts-ignore: decorator
+@inline function stepKey(kind: i64, xIsA: bool, i: i32, j: i32): i64 {
+  return (kind << 61) | ((xIsA ? <i64>1 : <i64>0) << 60) | (<i64>i << 30) | <i64>j;
+}
+
 /**
  * The library's walk over two globs A and B. Every step looks at suffixes
- * A[i:] and B[j:], in either role (`aFirst`: A is the step's first glob),
- * which is what makes the memo of `normal` a table over (role, i, j).
+ * A[i:] and B[j:], in either role (`xIsA`: A is the step's first glob x,
+ * B the second y). Two kinds of step, each the OR of two alternatives, an
+ * alternative being a constant or another step:
+ *
+ *   normal(x[i:], y[j:])  (intersectNormal) pairs unflagged tokens until a
+ *     flag: false on a mismatch, at the end whether both are used up; at a
+ *     flagged token (x's first, else y's with the roles swapped), a star is
+ *     star(...) and a plus token absorbs the other's token when they match:
+ *     star(x[i:], y[j+1:]) || (y[j] flagged && normal(x[i+1:], y[j:])).
+ *   star(x[i:], y[j:])  (intersectStar, x[i] starred) with y used up is
+ *     whether the star ends x; else
+ *     (y[j] matches x[i+1] && normal(x[i+1:], y[j:]))
+ *       || (y[j] matches x[i] && star(x[i:], y[j+1:])).
+ *
+ * Every step's answer is memoised per (kind, role, i, j), so the walk is
+ * O(|A| * |B|) steps, and it runs on an explicit stack: the nesting grows
+ * with the globs' lengths and would overflow the Wasm stack by recursion.
  */
 class Intersection {
+  /**
+   * Answers per step: a map of the visited steps, moved to a table (a byte
+   * per step: 0 unknown, 1 false, 2 true) once the map would take about as
+   * much memory, so a walk that visits few steps allocates no table.
+   */
+  table: Uint8Array | null = null;
   memo: Map<i64, bool> = new Map<i64, bool>();
+  /** Steps per (kind, role): (|A| + 1) * (|B| + 1). */
+  cells: i64;
 
-  constructor(public a: Array<GlobToken>, public b: Array<GlobToken>) {}
+  constructor(public a: Array<GlobToken>, public b: Array<GlobToken>) {
+    this.cells = <i64>(a.length + 1) * <i64>(b.length + 1);
+  }
+
+  /** The step's slot in the table: (kind, role) block, then i's row of j's. */
+  slot(key: i64): i32 {
+    const xIsA = ((key >> 60) & 1) == 1;
+    const i = (key >> 30) & 0x3fffffff;
+    const j = key & 0x3fffffff;
+    const width = <i64>(xIsA ? this.b.length : this.a.length) + 1;
+    return <i32>((key >> 60) * this.cells + i * width + j);
+  }
+
+  /** The memoised answer of a step: 0 unknown, 1 false, 2 true. */
+  known(key: i64): i32 {
+    const t = this.table;
+    if (t !== null) return t[this.slot(key)];
+    return this.memo.has(key) ? (this.memo.get(key) ? 2 : 1) : 0;
+  }
+
+  remember(key: i64, answer: bool): void {
+    const t = this.table;
+    if (t !== null) {
+      t[this.slot(key)] = answer ? 2 : 1;
+      return;
+    }
+    const memo = this.memo;
+    memo.set(key, answer);
+    // A map entry costs some 16 bytes, and tens with the buffers its growth
+    // leaves behind (nothing is freed during an evaluation); the table 4 per (i, j).
+    if (<i64>memo.size * 64 < this.cells * 4 || this.cells > MAX_TABLE_CELLS) return;
+    const table = new Uint8Array(<i32>(this.cells * 4));
+    const keys = memo.keys();
+    for (let k = 0; k < keys.length; k++) table[this.slot(keys[k])] = memo.get(keys[k]) ? 2 : 1;
+    this.table = table;
+    this.memo.clear();
+  }
 
   glob(isA: bool): Array<GlobToken> {
     return isA ? this.a : this.b;
   }
 
-  /** intersectNormal(x[i:], y[j:]), x = A if xIsA: pairs unflagged tokens until a flag. */
-  normal(xIsA: bool, i: i32, j: i32): bool {
-    const key = ((xIsA ? <i64>1 : <i64>0) << 62) | (<i64>i << 31) | <i64>j;
-    if (this.memo.has(key)) return this.memo.get(key);
-    const r = this.walkNormal(xIsA, i, j);
-    this.memo.set(key, r);
-    return r;
-  }
-
-  walkNormal(xIsA: bool, i: i32, j: i32): bool {
-    const x = this.glob(xIsA);
-    const y = this.glob(!xIsA);
-    while (i < x.length && j < y.length) {
-      const s = x[i];
-      const t = y[j];
-      if (s.flag != FLAG_NONE || t.flag != FLAG_NONE) {
-        // The first glob's flagged token leads; else the second's.
-        if (s.flag != FLAG_NONE) return this.flagged(xIsA, i, j);
-        return this.flagged(!xIsA, j, i);
-      }
-      if (!tokensMatch(s, t)) return false;
+  /** Alternative `alt` (0 or 1) of the step `key`: STEP_FALSE, STEP_TRUE or a step key. */
+  alternative(key: i64, alt: i32): i64 {
+    let xIsA = ((key >> 60) & 1) == 1;
+    let i = <i32>((key >> 30) & 0x3fffffff);
+    let j = <i32>(key & 0x3fffffff);
+    let x = this.glob(xIsA);
+    let y = this.glob(!xIsA);
+    if ((key >> 61) == K_STAR) {
+      const hasNext = i + 1 < x.length;
+      if (j == y.length) return alt == 0 && !hasNext ? STEP_TRUE : STEP_FALSE;
+      if (alt == 0) return hasNext && tokensMatch(y[j], x[i + 1]) ? stepKey(K_NORMAL, xIsA, i + 1, j) : STEP_FALSE;
+      return tokensMatch(y[j], x[i]) ? stepKey(K_STAR, xIsA, i, j + 1) : STEP_FALSE;
+    }
+    while (i < x.length && j < y.length && x[i].flag == FLAG_NONE && y[j].flag == FLAG_NONE) {
+      if (!tokensMatch(x[i], y[j])) return STEP_FALSE;
       i++;
       j++;
     }
-    return i == x.length && j == y.length;
-  }
-
-  /** x[i] is flagged: intersectPlus or intersectStar of x[i:] with y[j:] (y[j] exists). */
-  flagged(xIsA: bool, i: i32, j: i32): bool {
-    if (this.glob(xIsA)[i].flag == FLAG_STAR) return this.star(xIsA, i, j);
-    const x = this.glob(xIsA);
-    const y = this.glob(!xIsA);
-    if (!tokensMatch(x[i], y[j])) return false;
-    // Either x[i] absorbs y[j] and then behaves as a star...
-    if (this.star(xIsA, i, j + 1)) return true;
-    // ...or a flagged y[j] absorbs x[i]'s one required character.
-    return y[j].flag != FLAG_NONE && this.normal(xIsA, i + 1, j);
-  }
-
-  /**
-   * intersectStar(x[i:], y[j:]): x[i] absorbs y's tokens one by one; where
-   * y's token matches the token after the star, try the rest normally.
-   */
-  star(xIsA: bool, i: i32, j: i32): bool {
-    const x = this.glob(xIsA);
-    const y = this.glob(!xIsA);
-    const starred = x[i];
-    const hasNext = i + 1 < x.length;
-    for (let k = j; k < y.length; k++) {
-      const t = y[k];
-      if (hasNext && tokensMatch(t, x[i + 1]) && this.normal(xIsA, i + 1, k)) return true;
-      if (!tokensMatch(t, starred)) return false;
+    if (i == x.length || j == y.length) return alt == 0 && i == x.length && j == y.length ? STEP_TRUE : STEP_FALSE;
+    // The first glob's flagged token leads; else the second's, roles swapped.
+    if (x[i].flag == FLAG_NONE) {
+      xIsA = !xIsA;
+      const k = i;
+      i = j;
+      j = k;
+      x = this.glob(xIsA);
+      y = this.glob(!xIsA);
     }
-    return !hasNext;
+    if (x[i].flag == FLAG_STAR) return alt == 0 ? stepKey(K_STAR, xIsA, i, j) : STEP_FALSE;
+    if (!tokensMatch(x[i], y[j])) return STEP_FALSE;
+    // Either x[i] absorbs y[j] and then behaves as a star...
+    if (alt == 0) return stepKey(K_STAR, xIsA, i, j + 1);
+    // ...or a flagged y[j] absorbs x[i]'s one required character.
+    return y[j].flag != FLAG_NONE ? stepKey(K_NORMAL, xIsA, i + 1, j) : STEP_FALSE;
+  }
+
+  /** The answer of step `root`, depth first with an explicit stack of pending steps. */
+  run(root: i64): bool {
+    const steps = new Array<i64>();
+    // Per pending step: the alternative being waited on (0 or 1), -1 before the first.
+    const waiting = new Array<i32>();
+    steps.push(root);
+    waiting.push(-1);
+    let last = false; // the answer of the step finished last
+    while (steps.length > 0) {
+      const top = steps.length - 1;
+      const key = steps[top];
+      const w = waiting[top];
+      let answer = w >= 0 && last;
+      let pushed = false;
+      if (!answer && w < 1) {
+        for (let alt = w + 1; alt < 2; alt++) {
+          const c = this.alternative(key, alt);
+          if (c == STEP_FALSE) continue;
+          const k = c == STEP_TRUE ? 2 : this.known(c);
+          if (k == 2) {
+            answer = true;
+            break;
+          }
+          if (k == 1) continue;
+          waiting[top] = alt;
+          steps.push(c);
+          waiting.push(-1);
+          pushed = true;
+          break;
+        }
+      }
+      if (pushed) continue;
+      this.remember(key, answer);
+      last = answer;
+      steps.pop();
+      waiting.pop();
+    }
+    return last;
   }
 }
 
@@ -344,7 +437,7 @@ function intersects(g1: Array<GlobToken>, g2: Array<GlobToken>): bool {
     r1++;
     r2++;
   }
-  return new Intersection(g1.slice(l, r1 + 1), g2.slice(l, r2 + 1)).normal(true, 0, 0);
+  return new Intersection(g1.slice(l, r1 + 1), g2.slice(l, r2 + 1)).run(stepKey(K_NORMAL, true, 0, 0));
 }
 
 /** regex.globs_match(glob1, glob2): true or false; undefined for non-strings and malformed globs. */

@@ -386,7 +386,25 @@ function matchPairs(v: Value, cidrs: Array<Value>, keys: Array<Value>): bool {
   return true;
 }
 
-/** Set of [key1, key2] for every pair where operand 1's CIDR contains operand 2's. */
+/** IP.To4 when the address is IPv4, else the address: the form contains compares. */
+function normalIP(ip: IP): IP {
+  const x = to4(ip);
+  return x !== null ? x : ip;
+}
+
+/** contains(n, ip) with n's network number and mask and ip already in their compared forms. */
+function inNetwork(nn: IP, m: IP, ip: IP): bool {
+  if (ip.length != nn.length) return false;
+  for (let i = 0; i < ip.length; i++) if ((nn[i] & m[i]) != (ip[i] & m[i])) return false;
+  return true;
+}
+
+/**
+ * Set of [key1, key2] for every pair where operand 1's CIDR contains
+ * operand 2's (containsCheck per pair). Each side is parsed once, before the
+ * n*m loop, so the loop only compares bytes: an error anywhere makes the
+ * whole call undefined, so the order checks are made in does not matter.
+ */
 export function bi_net_cidr_contains_matches(a: Value | null, b: Value | null): Value | null {
   if (a === null || b === null) return null;
   const c1 = new Array<Value>();
@@ -397,12 +415,43 @@ export function bi_net_cidr_contains_matches(a: Value | null, b: Value | null): 
   const c2 = new Array<Value>();
   const k2 = new Array<Value>();
   if (!matchPairs(b, c2, k2)) return null;
+  // With no pair to check, no CIDR is parsed and none can fail.
+  if (c2.length == 0) return new SetV();
+  // Operand 1: network numbers and masks (a null number contains nothing).
+  const nets = new Array<IP | null>(c1.length);
+  const masks = new Array<IP>(c1.length);
+  for (let i = 0; i < c1.length; i++) {
+    const n = netArg(c1[i]);
+    if (n === null) return null;
+    nets[i] = networkOf(n);
+    masks[i] = networkMask;
+  }
+  // Operand 2: an address, or a network's first and last addresses (both
+  // must lie inside); the same slot holds an address as first and last.
+  const firsts = new Array<IP>(c2.length);
+  const lasts = new Array<IP>(c2.length);
+  for (let j = 0; j < c2.length; j++) {
+    const s = strArg(c2[j]);
+    if (s === null) return null;
+    const ip = parseAddr(s);
+    if (ip !== null) {
+      firsts[j] = lasts[j] = normalIP(ip);
+      continue;
+    }
+    const nb = parseCIDR(s);
+    if (nb === null) return null;
+    const last = new Array<u8>(nb.ip.length);
+    for (let i = 0; i < last.length; i++) last[i] = nb.ip[i] | ~nb.mask[i];
+    firsts[j] = normalIP(nb.ip);
+    lasts[j] = normalIP(last);
+  }
   const out = new Array<Value>();
   for (let i = 0; i < c1.length; i++) {
+    const nn = nets[i];
+    if (nn === null) continue;
+    const m = masks[i];
     for (let j = 0; j < c2.length; j++) {
-      const r = containsCheck(c1[i], c2[j]);
-      if (!containsOk) return null;
-      if (r) out.push(new ArrV([k1[i], k2[j]]));
+      if (inNetwork(nn, m, firsts[j]) && inNetwork(nn, m, lasts[j])) out.push(new ArrV([k1[i], k2[j]]));
     }
   }
   return setFromItems(out);

@@ -21,21 +21,22 @@ function text(v: Value): string {
 export function bi_internal_template_string(a: Value | null): Value | null {
   if (a === null || a.kind != T_ARRAY) return null;
   const parts = asArr(a).items;
-  let out = "";
+  // Parts joined once: `out +=` would copy the text so far per part.
+  const out = new Array<string>();
   for (let i = 0; i < parts.length; i++) {
     const p = unchecked(parts[i]);
     const kind = p.kind;
     if (kind == T_STRING || kind == T_NUMBER || kind == T_BOOLEAN || kind == T_NULL) {
-      out += text(p);
+      out.push(text(p));
     } else if (kind == T_SET) {
       const values = asSet(p).items;
-      if (values.length == 0) out += "<undefined>";
-      else if (values.length == 1) out += text(unchecked(values[0]));
+      if (values.length == 0) out.push("<undefined>");
+      else if (values.length == 1) out.push(text(unchecked(values[0])));
       else hostAbort("eval_conflict_error: template-strings must not produce multiple outputs");
     } else {
       // Only a direct call can pass a collection here; lowered template strings never do.
       hostAbort("eval_internal_error: illegal argument type: " + (kind == T_ARRAY ? "array" : "object"));
     }
   }
-  return new StrV(out);
+  return new StrV(out.join(""));
 }

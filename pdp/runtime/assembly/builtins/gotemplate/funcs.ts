@@ -69,45 +69,64 @@ function compareBytes(a: string, b: string): i32 {
   return x.length - y.length;
 }
 
+// The escapers collect runs of unchanged text and escapes as parts joined
+// once: `out +=` would copy the whole output per character, and the
+// runtime's allocator frees nothing during an evaluation.
+
 /** template.HTMLEscapeString. */
 export function htmlEscape(s: string): string {
-  let out = "";
+  const parts = new Array<string>();
+  let run = 0; // start of the pending unchanged text
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c == 0x22) out += "&#34;";
-    else if (c == 0x27) out += "&#39;";
-    else if (c == 0x26) out += "&amp;";
-    else if (c == 0x3c) out += "&lt;";
-    else if (c == 0x3e) out += "&gt;";
-    else if (c == 0) out += "\uFFFD";
-    else out += String.fromCharCode(c);
+    let esc: string;
+    if (c == 0x22) esc = "&#34;";
+    else if (c == 0x27) esc = "&#39;";
+    else if (c == 0x26) esc = "&amp;";
+    else if (c == 0x3c) esc = "&lt;";
+    else if (c == 0x3e) esc = "&gt;";
+    else if (c == 0) esc = "\uFFFD";
+    else continue;
+    if (run < i) parts.push(s.substring(run, i));
+    parts.push(esc);
+    run = i + 1;
   }
-  return out;
+  if (run == 0) return s;
+  if (run < s.length) parts.push(s.substring(run));
+  return parts.join("");
 }
 
 const HEX = "0123456789ABCDEF";
 
 /** template.JSEscapeString. */
 export function jsEscape(s: string): string {
-  let out = "";
+  const parts = new Array<string>();
+  let run = 0; // start of the pending unchanged text
   for (let i = 0; i < s.length; ) {
+    const at = i;
     const c = codePointAt(s, i);
     i += unitsOf(c);
-    if (c == 0x5c) out += "\\\\";
-    else if (c == 0x27) out += "\\'";
-    else if (c == 0x22) out += "\\\"";
-    else if (c == 0x3c) out += "\\u003C";
-    else if (c == 0x3e) out += "\\u003E";
-    else if (c == 0x26) out += "\\u0026";
-    else if (c == 0x3d) out += "\\u003D";
-    else if (c < 0x20) out += "\\u00" + HEX.charAt(c >> 4) + HEX.charAt(c & 15);
-    else if (c < 0x80 || isPrint(c)) out += String.fromCodePoint(c);
+    let esc: string;
+    if (c == 0x5c) esc = "\\\\";
+    else if (c == 0x27) esc = "\\'";
+    else if (c == 0x22) esc = "\\\"";
+    else if (c == 0x3c) esc = "\\u003C";
+    else if (c == 0x3e) esc = "\\u003E";
+    else if (c == 0x26) esc = "\\u0026";
+    else if (c == 0x3d) esc = "\\u003D";
+    else if (c < 0x20) esc = "\\u00" + HEX.charAt(c >> 4) + HEX.charAt(c & 15);
+    else if (c < 0x80 || isPrint(c)) continue;
     else {
       let h = "";
       for (let v = c; v > 0; v >>= 4) h = HEX.charAt(v & 15) + h;
       while (h.length < 4) h = "0" + h;
-      out += "\\u" + h;
+      esc = "\\u" + h;
     }
+    if (run < at) parts.push(s.substring(run, at));
+    parts.push(esc);
+    run = i;
   }
-  return out;
+  if (run == 0) return s;
+  if (run < s.length) parts.push(s.substring(run));
+  return parts.join("");
 }

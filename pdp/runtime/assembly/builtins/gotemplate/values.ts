@@ -172,13 +172,14 @@ export function toArg(g: GV): Arg {
 
 /** fmt.Sprint: a space between operands when neither is a string. */
 export function sprint(args: Array<GV>): string {
-  let out = "";
+  // Parts joined once: the template, hence the operand count, is input.
+  const parts = new Array<string>();
   for (let k = 0; k < args.length; k++) {
     const a = unchecked(args[k]);
-    if (k > 0 && !a.isString() && !unchecked(args[k - 1]).isString()) out += " ";
-    out += fmtV(a);
+    if (k > 0 && !a.isString() && !unchecked(args[k - 1]).isString()) parts.push(" ");
+    parts.push(fmtV(a));
   }
-  return out;
+  return parts.join("");
 }
 
 /** text/template's truth: non-zero numbers, non-empty strings and composites, true. */
