@@ -7,7 +7,7 @@
  * constraints and policy extensions. Field values were
  * checked against Go's encoding/json of crypto/x509's structures.
  */
-import { generateKeyPairSync } from "crypto";
+import { generateKeyPairSync, type KeyExportOptions, type KeyObject } from "crypto";
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../pdp/compiler";
 import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
@@ -123,7 +123,7 @@ test("parse_private_keys: every key block in Go's JSON form; empty input is null
 });
 
 test("private keys: only the algorithms and named curves Go parses reach node:crypto; DSA, DH, X25519 and explicit curves are errors", async () => {
-  const pem = (k: { export: (o: object) => string | Buffer }, type: string): string => k.export({ type, format: "pem" }) as string;
+  const pem = (k: KeyObject, type: "pkcs1" | "pkcs8" | "sec1"): string => k.export({ type, format: "pem" } as KeyExportOptions<"pem">) as string;
   const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey;
   const ec = generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey;
   const ed = generateKeyPairSync("ed25519").privateKey;
@@ -134,7 +134,9 @@ test("private keys: only the algorithms and named curves Go parses reach node:cr
   expect(await p("p := count(crypto.parse_private_keys(input.k))", { k: pem(ed, "pkcs8") })).toBe(1);
   // Go's x509.ParsePKCS8PrivateKey refuses DSA and DH keys (OpenSSL would compute g^x mod p: seconds for a crafted key).
   const dsa = generateKeyPairSync("dsa", { modulusLength: 1024, divisorLength: 160 }).privateKey;
-  const dh = generateKeyPairSync("dh", { group: "modp14" }).privateKey;
+  // @types/node has no overload for "dh" keys, which node supports.
+  const generate = generateKeyPairSync as unknown as (type: string, options: object) => { privateKey: KeyObject };
+  const dh = generate("dh", { group: "modp14" }).privateKey;
   const x25519 = generateKeyPairSync("x25519").privateKey;
   // An EC key with explicit P-256 parameters, made by `openssl ecparam -param_enc explicit`.
   const explicit = "-----BEGIN EC PRIVATE KEY-----\nMIIBaAIBAQQggowZPoE5aHnJvsw75Jvw6PqF0BxYAOxK4Fg7X6CF3TuggfowgfcC\nAQEwLAYHKoZIzj0BAQIhAP////8AAAABAAAAAAAAAAAAAAAA////////////////\nMFsEIP////8AAAABAAAAAAAAAAAAAAAA///////////////8BCBaxjXYqjqT57Pr\nvVV2mIa8ZR0GsMxTsPY7zjw+J9JgSwMVAMSdNgiG5wSTamZ44ROdJreBn36QBEEE\naxfR8uEsQkf4vOblY6RA8ncDfYEt6zOg9KE5RdiYwpZP40Li/hp/m47n60p8D54W\nK84zV2sxXs7LtkBoN79R9QIhAP////8AAAAA//////////+85vqtpxeehPO5ysL8\nYyVRAgEBoUQDQgAEKgcl5dlrEDZ8A/Nf9IIrmGzQL+eChb04Z7MfEM+LPnHYoRLP\nTfA4e6YuGEZqqq8imwhUYqF0P7mMotzO2WORHg==\n-----END EC PRIVATE KEY-----\n";
