@@ -124,12 +124,7 @@ export class Parser {
     if (name.kind != K_STRING) { failed = true; return; }
     if (w == "define") {
       if (!this.expect(K_RIGHT)) return;
-      const saved = this.vars;
-      this.vars = ["$"];
-      const body = new Array<Node>();
-      if (this.list(body) != "end") { failed = true; return; }
-      this.vars = saved;
-      this.defs.set(name.text, body);
+      this.definition(name.text);
       return;
     }
     const n = new Node();
@@ -138,14 +133,17 @@ export class Parser {
     if (this.peek().kind != K_RIGHT) n.pipe = this.pipeline(false, K_RIGHT);
     else this.p++;
     out.push(n);
-    if (w == "block") {
-      const saved = this.vars;
-      this.vars = ["$"];
-      const body = new Array<Node>();
-      if (this.list(body) != "end") { failed = true; return; }
-      this.vars = saved;
-      this.defs.set(name.text, body);
-    }
+    if (w == "block") this.definition(name.text);
+  }
+
+  /** A define's or block's body up to its {{end}}, kept under `name`; its vars start afresh from `$`. */
+  definition(name: string): void {
+    const saved = this.vars;
+    this.vars = ["$"];
+    const body = new Array<Node>();
+    if (this.list(body) != "end") { failed = true; return; }
+    this.vars = saved;
+    this.defs.set(name, body);
   }
 
   control(kind: i32): Node {
