@@ -36,11 +36,12 @@ export function check(parsed: Module[], builtins: Catalogue = DEFAULT_CATALOGUE)
   const { program, raw } = buildTree(modules, builtins, errors);
   if (errors.length) throw new CompileErrors(errors);
   const counter = { n: 0 };
+  const written = new Map<string, string>();
   const globals = new Map<Module, Map<string, Term[]>>();
   for (const r of raw) {
     let g = globals.get(r.module);
     if (!g) globals.set(r.module, (g = packageGlobals(r.module, modules)));
-    const env: ResolveEnv = { program, globals: g, counter, errors };
+    const env: ResolveEnv = { program, globals: g, counter, written, errors };
     const checked = checkRule(env, r);
     if (r.rule.default) r.node.defaultRule = checked;
     else r.node.rules.push(checked);
@@ -65,7 +66,7 @@ function checkRule(env: ResolveEnv, r: RawRule): CheckedRule {
   const args = rawArgs.map((a) => resolveTerm(env, a, top));
   const resolvedArgVars = new Set<string>();
   args.forEach((a) => termVars(a, resolvedArgVars));
-  const senv: SafetyEnv = { program: env.program, errors: env.errors };
+  const senv: SafetyEnv = { program: env.program, errors: env.errors, written: env.written };
 
   const one = (rule: typeof r.rule, key: Term[], valueTerm: Term | null): CheckedRule => {
     const res = resolveBody(env, [...rule.body, ...hoisted.binds], top);
@@ -103,9 +104,9 @@ function trueTerm(loc: Term["loc"]): Term {
  */
 export function checkQuery(program: Program, body: Body): CheckedQuery {
   const errors: CompileError[] = [];
-  const env: ResolveEnv = { program, globals: new Map(), counter: { n: 0 }, errors };
+  const env: ResolveEnv = { program, globals: new Map(), counter: { n: 0 }, written: new Map(), errors };
   const res = resolveBody(env, body, new Scope(null));
-  const safe = reorderBody({ program, errors }, res.body, new Set());
+  const safe = reorderBody({ program, errors, written: env.written }, res.body, new Set());
   if (errors.length) throw new CompileErrors(errors);
   const outputs: CheckedQuery["outputs"] = [];
   const seen = new Set<string>();

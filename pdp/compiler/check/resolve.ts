@@ -44,6 +44,8 @@ export interface ResolveEnv {
   /** Names visible in the module: rules of the package and imports -> ref terms. */
   globals: Map<string, Term[]>;
   counter: { n: number };
+  /** Each declared var's fresh name -> the name written, so errors can say `k`, not `__local0__`. */
+  written: Map<string, string>;
   errors: CompileError[];
 }
 
@@ -55,8 +57,10 @@ export function resolveBody(env: ResolveEnv, body: Body, parent: Scope): { body:
   return { body: out, scope };
 }
 
-function fresh(env: ResolveEnv): string {
-  return `__local${env.counter.n++}__`;
+function fresh(env: ResolveEnv, written: string): string {
+  const name = `__local${env.counter.n++}__`;
+  env.written.set(name, written);
+  return name;
 }
 
 /** Declares `v` in `scope`; errors are reported at `at` (OPA: the var for `:=`, the whole `some` for `some`). */
@@ -74,7 +78,7 @@ function declare(env: ResolveEnv, scope: Scope, v: VarTerm, what: "declared" | "
     env.errors.push(new CompileError("rego_compile_error", `var ${v.name} referenced above`, at));
     return;
   }
-  scope.names.set(v.name, fresh(env));
+  scope.names.set(v.name, fresh(env, v.name));
 }
 
 function patternVars(t: Term): VarTerm[] {

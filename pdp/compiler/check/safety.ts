@@ -22,6 +22,8 @@ import { closureVars, exprVars, termVars } from "./vars";
 export interface SafetyEnv {
   program: Program;
   errors: CompileError[];
+  /** Declared vars' fresh names -> the names written (ResolveEnv.written). */
+  written?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -57,19 +59,19 @@ export function reorderBody(env: SafetyEnv, body: Body, globals: ReadonlySet<str
     for (const v of [...new Set(unsafe)].sort()) {
       if (reported.has(v)) continue;
       reported.add(v);
-      env.errors.push(unsafeVar(v, e.loc));
+      env.errors.push(unsafeVar(v, e.loc, env.written));
     }
   }
   const out = scheduled.map(({ e, safeBefore }) => reorderClosures(env, e, safeBefore, safe));
   return { body: out, safe };
 }
 
-export function unsafeVar(v: string, loc: Location): CompileError {
-  return new CompileError("rego_unsafe_var_error", `var ${displayName(v)} is unsafe`, loc);
+export function unsafeVar(v: string, loc: Location, written?: ReadonlyMap<string, string>): CompileError {
+  return new CompileError("rego_unsafe_var_error", `var ${displayName(v, written)} is unsafe`, loc);
 }
 
-function displayName(v: string): string {
-  return v.startsWith("$") ? "_" : v;
+function displayName(v: string, written?: ReadonlyMap<string, string>): string {
+  return v.startsWith("$") ? "_" : (written?.get(v) ?? v);
 }
 
 /** Vars the expression needs bound, outside closures (function-valued `with` values excluded). */
@@ -289,5 +291,5 @@ export function checkHead(env: SafetyEnv, terms: Term[], safe: ReadonlySet<strin
   terms.forEach((t) => termVars(t, vars));
   // Head values may iterate (`q(_) := xs[_]`): ref operands bind like in a body.
   const outs = refOutputs(terms, safe);
-  for (const v of [...vars].sort()) if (!safe.has(v) && !outs.has(v)) env.errors.push(unsafeVar(v, loc));
+  for (const v of [...vars].sort()) if (!safe.has(v) && !outs.has(v)) env.errors.push(unsafeVar(v, loc, env.written));
 }

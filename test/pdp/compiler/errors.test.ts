@@ -51,3 +51,9 @@ test("a complete rule with two values aborts evaluation with eval_conflict_error
   expect(policy.evaluate({ a: true })).toEqual([{ result: 1 }]);
   expect(() => policy.evaluate({ a: true, b: true })).toThrow(/eval_conflict_error: complete rules must not produce multiple outputs/);
 });
+
+test("an unsafe declared var is named as written, not by its internal name", () => {
+  const err = compileError("package p\n\nallow if {\n\tsome k\n\tx := k\n}\n");
+  expect(err.message).toMatch(/^policy\.rego:5:2: rego_unsafe_var_error: var k is unsafe/);
+  expect(err.message).not.toMatch(/__local/);
+});
