@@ -14,46 +14,19 @@
  * compiler does not either).
  */
 import type { Body, Expr, RefTerm, Term } from "../ast";
+import { mapExprParts, mapTermParts } from "./rewrite";
 
 export function rewriteEqualsBody(body: Body): Body {
   return body.map(rewriteExpr);
 }
 
 export function rewriteEqualsTerm(t: Term): Term {
-  switch (t.type) {
-    case "ref":
-      return { ...t, terms: t.terms.map(rewriteEqualsTerm) };
-    case "array":
-    case "set":
-      return { ...t, items: t.items.map(rewriteEqualsTerm) };
-    case "object":
-      return { ...t, items: t.items.map(([k, v]) => [rewriteEqualsTerm(k), rewriteEqualsTerm(v)] as [Term, Term]) };
-    case "call":
-      return { ...t, args: t.args.map(rewriteEqualsTerm) };
-    case "arraycompr":
-    case "setcompr":
-      return { ...t, term: rewriteEqualsTerm(t.term), body: rewriteEqualsBody(t.body) };
-    case "objectcompr":
-      return { ...t, key: rewriteEqualsTerm(t.key), value: rewriteEqualsTerm(t.value), body: rewriteEqualsBody(t.body) };
-    default:
-      return t;
-  }
+  return mapTermParts(t, rewriteEqualsTerm, rewriteEqualsBody);
 }
 
 function rewriteExpr(e: Expr): Expr {
-  const withs = e.with.map((w) => ({ ...w, value: rewriteEqualsTerm(w.value) }));
-  switch (e.kind) {
-    case "term": {
-      const t = rewriteEqualsTerm(e.term);
-      return { ...e, term: isDoubleEquals(t) ? { ...t, op: unifyOp(t.op) } : t, with: withs };
-    }
-    case "somein":
-      return { ...e, collection: rewriteEqualsTerm(e.collection), with: withs };
-    case "every":
-      return { ...e, domain: rewriteEqualsTerm(e.domain), body: rewriteEqualsBody(e.body), with: withs };
-    default:
-      return e;
-  }
+  const out = mapExprParts(e, rewriteEqualsTerm, rewriteEqualsBody);
+  return out.kind === "term" && isDoubleEquals(out.term) ? { ...out, term: { ...out.term, op: unifyOp(out.term.op) } } : out;
 }
 
 function isDoubleEquals(t: Term): t is Term & { type: "call" } {

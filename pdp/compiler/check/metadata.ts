@@ -15,8 +15,9 @@
  * or a second `document`/`subpackages` block for one path (rego_type_error,
  * OPA's setAnnotationSet), whether or not the calls are used.
  */
-import type { Annotations, Body, Expr, Location, Module, ObjectTerm, Rule, Term, With } from "../ast";
+import type { Annotations, Body, Expr, Location, Module, ObjectTerm, Rule, Term } from "../ast";
 import { CompileError } from "../errors";
+import { mapExprParts, mapTermParts } from "./rewrite";
 
 const CHAIN = "rego.metadata.chain";
 const RULE = "rego.metadata.rule";
@@ -247,17 +248,7 @@ function constAt(t: Term, loc: Location): Term {
 function lowerTerm(t: Term, c: Consts): Term {
   const name = isMetadataCall(t);
   if (name && t.type === "call" && t.args.length === 0) return constAt(name === CHAIN ? c.chain : c.rule, t.loc);
-  switch (t.type) {
-    case "ref": return { ...t, terms: t.terms.map((x) => lowerTerm(x, c)) };
-    case "array": return { ...t, items: t.items.map((x) => lowerTerm(x, c)) };
-    case "set": return { ...t, items: t.items.map((x) => lowerTerm(x, c)) };
-    case "object": return { ...t, items: t.items.map(([k, v]): [Term, Term] => [lowerTerm(k, c), lowerTerm(v, c)]) };
-    case "arraycompr": return { ...t, term: lowerTerm(t.term, c), body: lowerBody(t.body, c) };
-    case "setcompr": return { ...t, term: lowerTerm(t.term, c), body: lowerBody(t.body, c) };
-    case "objectcompr": return { ...t, key: lowerTerm(t.key, c), value: lowerTerm(t.value, c), body: lowerBody(t.body, c) };
-    case "call": return { ...t, args: t.args.map((x) => lowerTerm(x, c)) };
-    default: return t;
-  }
+  return mapTermParts(t, (x) => lowerTerm(x, c), (b) => lowerBody(b, c));
 }
 
 function lowerBody(body: Body, c: Consts): Body {
@@ -265,24 +256,16 @@ function lowerBody(body: Body, c: Consts): Body {
 }
 
 function lowerExpr(e: Expr, c: Consts): Expr {
-  const withs: With[] = e.with.map((w) => ({ ...w, value: lowerTerm(w.value, c) }));
-  switch (e.kind) {
-    case "term": {
+  const lowered = mapExprParts(e, (x) => lowerTerm(x, c), (b) => lowerBody(b, c));
+  // `rego.metadata.chain(x)`: the output operand is unified with the constant.
+  if (e.kind === "term" && lowered.kind === "term" && e.term.type === "call" && e.term.args.length === 1) {
+    const name = isMetadataCall(e.term);
+    if (name) {
       const t = e.term;
-      const name = isMetadataCall(t);
-      // `rego.metadata.chain(x)`: the output operand is unified with the constant.
-      if (name && t.type === "call" && t.args.length === 1) {
-        const value = constAt(name === CHAIN ? c.chain : c.rule, t.loc);
-        const eq: Term = { type: "call", op: { type: "ref", terms: [{ type: "var", name: "eq", loc: t.loc }], loc: t.loc }, args: [lowerTerm(t.args[0], c), value], loc: t.loc };
-        return { ...e, term: eq, with: withs };
-      }
-      return { ...e, term: lowerTerm(t, c), with: withs };
+      const value = constAt(name === CHAIN ? c.chain : c.rule, t.loc);
+      const eq: Term = { type: "call", op: { type: "ref", terms: [{ type: "var", name: "eq", loc: t.loc }], loc: t.loc }, args: [lowerTerm(t.args[0], c), value], loc: t.loc };
+      return { ...lowered, term: eq };
     }
-    case "somein":
-      return { ...e, key: e.key && lowerTerm(e.key, c), value: lowerTerm(e.value, c), collection: lowerTerm(e.collection, c), with: withs };
-    case "every":
-      return { ...e, domain: lowerTerm(e.domain, c), body: lowerBody(e.body, c), with: withs };
-    default:
-      return { ...e, with: withs };
   }
+  return lowered;
 }
