@@ -3,11 +3,18 @@
  *
  *   new FileBundleSource({ file: "var/bundle.tar.gz", pollIntervalMs: 2000 })
  *
- * fs.watch on the file's directory (not the file: writers that replace the
- * file by rename, as `rego build` does, would detach a watch on the old
- * inode) triggers a check after a short debounce; a periodic stat is the
- * fallback where fs.watch is unreliable (network filesystems, containers).
- * A check reads the file only when its inode, size or mtime changed.
+ * fs.watch on the file triggers a check after a short debounce; a periodic
+ * stat is the fallback where fs.watch is unreliable (network filesystems,
+ * containers). A check reads the file only when its inode, size or mtime
+ * changed.
+ *
+ * The watch is on the file itself, not on its directory: the bundle usually
+ * shares a directory with SQLite files (var/ holds the decision log and the
+ * application database), and a directory watch woke the request thread's
+ * event loop for every one of their writes. A writer that replaces the file
+ * by rename (as `rego build` does) leaves a watch on the old inode, so every
+ * event re-arms the watch on whatever the path names now. While the file
+ * does not exist the directory is watched instead, to see it appear.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -44,9 +51,7 @@ export class FileBundleSource implements BundleSource {
 
   start(sink: BundleSink): void {
     this.sink = sink;
-    const dir = path.dirname(path.resolve(this.options.file));
-    const base = path.basename(this.options.file);
-    if (this.options.watch !== false) this.startWatcher(dir, base);
+    this.arm();
     this.poller = setInterval(() => void this.check(), this.options.pollIntervalMs ?? 2000);
     this.poller.unref();
   }
@@ -65,15 +70,33 @@ export class FileBundleSource implements BundleSource {
     this.poller = this.debounce = null;
   }
 
-  private startWatcher(dir: string, base: string): void {
+  /**
+   * (Re)starts the watch: on the file when it exists, else on its directory
+   * until the file appears. Whatever fails, polling carries on.
+   */
+  private arm(): void {
+    this.closeWatcher();
+    if (this.stopped || this.options.watch === false) return;
+    const file = path.resolve(this.options.file);
+    const base = path.basename(file);
     try {
-      this.watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
-        if (name === null || name.toString() === base) this.schedule();
+      this.watcher = fs.watch(file, { persistent: false }, () => {
+        // The path may name another inode now (rename over it), or nothing: watch what is there.
+        this.arm();
+        this.schedule();
       });
-      this.watcher.on("error", () => this.closeWatcher()); // polling carries on
     } catch {
-      this.watcher = null; // e.g. the directory does not exist yet: polling only
+      try {
+        this.watcher = fs.watch(path.dirname(file), { persistent: false }, (_event, name) => {
+          if (name !== null && name.toString() !== base) return;
+          this.arm();
+          this.schedule();
+        });
+      } catch {
+        return; // e.g. the directory does not exist yet: polling only (checkOnce re-arms)
+      }
     }
+    this.watcher.on("error", () => this.closeWatcher());
   }
 
   private schedule(): void {
@@ -94,6 +117,8 @@ export class FileBundleSource implements BundleSource {
       const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
       if (key === this.seen) return;
       const bytes = await fs.promises.readFile(this.options.file);
+      // A new file (or one found by polling): make sure the watch is on it, not on an old inode.
+      this.arm();
       this.seen = key;
       this.problem = null;
       await sink.deliver(bytes);
@@ -102,6 +127,7 @@ export class FileBundleSource implements BundleSource {
       if (message === this.problem) return;
       this.problem = message;
       this.seen = null; // read it again once it is back, even with the same stat
+      this.arm(); // gone: watch the directory for it to come back
       sink.failed(new PdpError("bundle_unavailable", message));
     }
   }

@@ -39,6 +39,24 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * The inodes this process's inotify watches are on, as the kernel lists them
+ * (/proc/self/fdinfo; Linux, where CI runs): what fs.watch really watches.
+ */
+function watchedInodes(): number[] {
+  const inodes: number[] = [];
+  for (const fd of fs.readdirSync("/proc/self/fdinfo")) {
+    let info: string;
+    try {
+      info = fs.readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
+    } catch {
+      continue; // closed meanwhile
+    }
+    for (const match of info.matchAll(/^inotify wd:\S+ ino:([0-9a-f]+)/gm)) inodes.push(parseInt(match[1], 16));
+  }
+  return inodes;
+}
+
 async function start(options: { watch?: boolean; pollIntervalMs?: number } = {}) {
   const log = new RecordingLog();
   const logger = capturingLogger();
@@ -120,6 +138,40 @@ describe("hot reload from a file", () => {
     writeAtomically(file, bundleOf({ revision: "r2" }));
     await waitFor(() => pdp.status().active?.revision === "r2");
     expect(pdp.decide(member()).revision).toBe("r2");
+  });
+
+  test("fs.watch follows the file across replacements, in-place rewrites and its coming back", async () => {
+    writeAtomically(file, bundleOf({ revision: "r1" }));
+    const { pdp } = await start();
+    // Each rename leaves the watch on a dead inode unless it is re-armed on the new one.
+    for (const revision of ["r2", "r3"]) {
+      writeAtomically(file, bundleOf({ revision }));
+      await waitFor(() => pdp.status().active?.revision === revision);
+    }
+    fs.writeFileSync(file, bundleOf({ revision: "in-place" })); // same inode
+    await waitFor(() => pdp.status().active?.revision === "in-place");
+
+    fs.rmSync(file);
+    await waitFor(() => pdp.status().lastError?.code === "bundle_unavailable");
+    writeAtomically(file, bundleOf({ revision: "back" }));
+    await waitFor(() => pdp.status().active?.revision === "back");
+  });
+
+  test("the watch is on the bundle file, so writes beside it (var/'s SQLite files) do not wake the PDP", async () => {
+    writeAtomically(file, bundleOf({ revision: "r1" }));
+    const { pdp } = await start();
+    expect(watchedInodes()).toEqual([fs.statSync(file).ino]);
+    const reloads = pdp.status().reloads;
+    for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(dir, "decisions.db-wal"), `frame ${i}`);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // several debounce periods
+    expect(pdp.status().reloads).toBe(reloads);
+
+    fs.rmSync(file);
+    await pdp.refresh();
+    expect(watchedInodes()).toEqual([fs.statSync(dir).ino]); // missing: the directory, to see it appear
+    writeAtomically(file, bundleOf({ revision: "r2" }));
+    await waitFor(() => pdp.status().active?.revision === "r2");
+    expect(watchedInodes()).toEqual([fs.statSync(file).ino]);
   });
 
   test("polling alone picks up a change when watching is off", async () => {
