@@ -113,12 +113,10 @@ function planTermExpr(ctx: Ctx, t: Term, k: () => void): void {
   const [a, b] = t.args;
   if ((name === "eq" || name === "assign") && t.args.length === 2) return planUnify(ctx, a!, b!, k);
   if ((name === "equal" || name === "neq") && t.args.length === 2 && !ctx.env.funcs.has(name)) {
-    return planTerm(ctx, a!, (va) =>
-      planTerm(ctx, b!, (vb) => {
-        fb.emit({ type: name === "equal" ? "Equal" : "NotEqual", a: va, b: vb });
-        k();
-      }),
-    );
+    return planTerms(ctx, [a!, b!], ([va, vb]) => {
+      fb.emit({ type: name === "equal" ? "Equal" : "NotEqual", a: va!, b: vb! });
+      k();
+    });
   }
   if (name === "print") return planPrint(ctx, t.args, k);
   const arity = calleeArity(ctx, t);

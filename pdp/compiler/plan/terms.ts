@@ -141,13 +141,44 @@ function buildConstant(ctx: Ctx, t: Term, target: Local, depth: number): void {
   }
 }
 
-/** Plans several terms left to right; `k` gets their locals. */
+/**
+ * Plans several terms (call arguments, collection items); `k` gets their
+ * locals in the terms' order. Terms holding a ref that iterates (binds vars)
+ * are planned first, so a var bound by a later term's ref is bound where an
+ * earlier term uses it: `k != xs[k]`, `startswith(k, xs[k])` (what OPA's
+ * RewriteDynamicTerms achieves by pulling such refs out of the call).
+ */
 export function planTerms(ctx: Ctx, ts: Term[], k: (ls: Local[]) => void): void {
-  const go = (i: number, acc: Local[]): void => {
-    if (i === ts.length) return k(acc);
-    planTerm(ctx, ts[i]!, (l) => go(i + 1, [...acc, l]));
+  const order = ts.map((_, i) => i);
+  const binding = ts.map((t) => bindsVars(ctx, t));
+  if (binding.some((b) => b)) order.sort((i, j) => Number(binding[j]) - Number(binding[i]) || i - j);
+  const locals: Local[] = new Array<Local>(ts.length);
+  const go = (n: number): void => {
+    if (n === order.length) return k([...locals]);
+    const i = order[n]!;
+    planTerm(ctx, ts[i]!, (l) => {
+      locals[i] = l;
+      go(n + 1);
+    });
   };
-  go(0, []);
+  go(0);
+}
+
+/** Whether planning `t` iterates a ref over an unbound var (outside closures, which bind their own). */
+function bindsVars(ctx: Ctx, t: Term): boolean {
+  switch (t.type) {
+    case "ref":
+      return t.terms.slice(1).some((op) => hasUnboundVars(ctx, op) || bindsVars(ctx, op)) || bindsVars(ctx, t.terms[0]!);
+    case "array":
+    case "set":
+      return t.items.some((x) => bindsVars(ctx, x));
+    case "object":
+      return t.items.some(([key, v]) => bindsVars(ctx, key) || bindsVars(ctx, v));
+    case "call":
+      return t.args.some((x) => bindsVars(ctx, x));
+    default:
+      return false;
+  }
 }
 
 export function makeNumber(ctx: Ctx, text: string): Local {
