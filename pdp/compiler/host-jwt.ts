@@ -2,15 +2,17 @@
  * JWT builtins the host computes with node:crypto (public-key cryptography
  * is out of reach of the AssemblyScript runtime; OPA's own Wasm target
  * leaves these to the host too): io.jwt.verify_rs256/384/512,
- * verify_ps256/384/512, verify_es256/384/512, verify_eddsa and
- * io.jwt.decode_verify. Semantics are OPA's (v1/topdown/tokens.go).
+ * verify_ps256/384/512, verify_es256/384/512, verify_eddsa,
+ * io.jwt.decode_verify, and the public-key signatures of
+ * io.jwt.encode_sign(_raw). Semantics are OPA's (v1/topdown/tokens.go).
  *
  * Every error OPA raises (a malformed token or key, a bad constraint, a
  * non-numeric "exp") makes the call undefined: the function returns
  * `undefined`, which the SDK hands to the module as "no value". That is what
  * the native builtins do, as Wasm has no strict builtin-error mode.
  */
-import { X509Certificate, constants, createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify, type JsonWebKey, type KeyObject } from "node:crypto";
+import { X509Certificate, constants, createHmac, createPrivateKey, createPublicKey, sign as cryptoSign, timingSafeEqual, verify as cryptoVerify, type JsonWebKey, type KeyObject } from "node:crypto";
+import { JWS_SIGN_HOST_BUILTIN } from "./builtins/spec";
 import { latin1, pemDecode } from "./host-x509/pem";
 
 type HostFn = (...args: unknown[]) => unknown;
@@ -429,6 +431,46 @@ function jsonBuffer(text: string): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
+// ---------------------------------------------------------------- signing
+
+/**
+ * The signature io.jwt.encode_sign(_raw) needs for a public-key alg (the
+ * runtime prepared the signing input and signs HMAC itself), base64url
+ * without padding; undefined when the key cannot sign with alg. The key is
+ * a JWK or the first key of a JWK set, as OPA takes it, and must be a
+ * private key of alg's family (RSA for RS and PS, EC for ES, Ed25519 for
+ * EdDSA). PS* use a salt as long as the hash, as jwx does; ECDSA
+ * signatures are r || s (RFC 7515 A.3).
+ */
+function jwsSign(alg: unknown, input: unknown, keyText: unknown): string | undefined {
+  if (typeof alg !== "string" || typeof input !== "string" || typeof keyText !== "string") return undefined;
+  let key: KeyObject;
+  try {
+    const parsed = JSON.parse(keyText) as unknown;
+    const set = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>).keys : undefined;
+    const jwk = Array.isArray(set) ? set[0] : parsed;
+    if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) return undefined;
+    key = createPrivateKey({ key: jwk as JsonWebKey, format: "jwk" });
+  } catch {
+    return undefined; // not JSON, not a JWK, or a public key only
+  }
+  const family = alg.slice(0, 2);
+  const hash = HASH[alg.slice(2)];
+  const data = Buffer.from(input);
+  try {
+    if (alg === "EdDSA") return key.asymmetricKeyType === "ed25519" ? cryptoSign(null, data, key).toString("base64url") : undefined;
+    if (hash === undefined) return undefined;
+    if ((family === "RS" || family === "PS") && key.asymmetricKeyType === "rsa") {
+      const padding = family === "RS" ? constants.RSA_PKCS1_PADDING : constants.RSA_PKCS1_PSS_PADDING;
+      return cryptoSign(hash, data, { key, padding, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }).toString("base64url");
+    }
+    if (family === "ES" && key.asymmetricKeyType === "ec") return cryptoSign(hash, data, { key, dsaEncoding: "ieee-p1363" }).toString("base64url");
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------- registry
 
 /** The host JWT builtins; `now` gives the evaluation's time.now_ns, decode_verify's default "time". */
@@ -436,6 +478,7 @@ export function jwtBuiltins(now: () => number): Record<string, HostFn> {
   const fns: Record<string, HostFn> = {
     "io.jwt.verify_eddsa": verifyWith(ed25519Verifier),
     "io.jwt.decode_verify": (jwt, constraints) => guarded(() => decodeVerify(jwt, constraints, now())),
+    [JWS_SIGN_HOST_BUILTIN]: jwsSign,
   };
   for (const bits of ["256", "384", "512"]) {
     fns[`io.jwt.verify_rs${bits}`] = verifyWith(rsaVerifier(HASH[bits]!, false));

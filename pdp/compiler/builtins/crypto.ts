@@ -1,4 +1,4 @@
-/** Hashes, HMACs (crypto.*) and HMAC-signed JWTs (io.jwt.*), computed natively in the runtime. */
+/** Hashes, HMACs (crypto.*) and JWTs (io.jwt.*), computed natively in the runtime (public-key signatures by the host). */
 import { specs, type BuiltinSpec } from "./spec";
 
 export const CRYPTO: BuiltinSpec[] = [
@@ -6,6 +6,6 @@ export const CRYPTO: BuiltinSpec[] = [
   ...specs(2, ["crypto.hmac.md5", "crypto.hmac.sha1", "crypto.hmac.sha256", "crypto.hmac.sha512", "crypto.hmac.equal"]),
   ...specs(1, ["io.jwt.decode"]),
   ...specs(2, ["io.jwt.verify_hs256", "io.jwt.verify_hs384", "io.jwt.verify_hs512"]),
-  // HMAC keys only: RSA, ECDSA and EdDSA signing is not implemented (undefined).
-  ...specs(3, ["io.jwt.encode_sign_raw", "io.jwt.encode_sign"]),
+  // HMAC signatures in the runtime; RSA, ECDSA and EdDSA ones by the host (see BuiltinSpec.jwsSignedByHost).
+  ...specs(3, ["io.jwt.encode_sign_raw", "io.jwt.encode_sign"], { jwsSignedByHost: true }),
 ];

@@ -21,7 +21,18 @@ export interface BuiltinSpec {
    * cannot change the result.
    */
   falseForNonString?: boolean;
+  /**
+   * io.jwt.encode_sign(_raw): the runtime validates and signs with HMAC
+   * keys itself; for the public-key algorithms it answers
+   * [alg, signing input, key] and the planner has the host sign
+   * (JWS_SIGN_HOST_BUILTIN, node:crypto), as OPA's Wasm target leaves
+   * public-key cryptography to the host.
+   */
+  jwsSignedByHost?: boolean;
 }
+
+/** The host builtin that signs a JWS signing input with a private JWK (pdp/compiler/host-jwt.ts). */
+export const JWS_SIGN_HOST_BUILTIN = "internal.jws_sign";
 
 export function specs(arity: number, names: string[], extra: Partial<BuiltinSpec> = {}): BuiltinSpec[] {
   return names.map((name) => ({ name, arity, ...extra }));

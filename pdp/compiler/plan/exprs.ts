@@ -15,12 +15,13 @@
 import type { Body, CallTerm, Expr, Term } from "../ast";
 import { dataPath, dottedName } from "../check/resolve";
 import { findNode, isCheckedWith, type CheckedWith } from "../check";
+import { JWS_SIGN_HOST_BUILTIN } from "../builtins/spec";
 import { CompileError } from "../errors";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { baseArgs, type Ctx, type FuncMock, type MockEnv } from "./context";
 import { upsert } from "./data";
 import type { Block, Local } from "./ir";
-import { planTerm, planTerms, planUnify, planUnifyLocal } from "./terms";
+import { makeString, planTerm, planTerms, planUnify, planUnifyLocal } from "./terms";
 
 export function planBody(ctx: Ctx, body: Body, k: () => void): void {
   const go = (i: number): void => (i === body.length ? k() : planExpr(ctx, body[i]!, () => go(i + 1)));
@@ -199,6 +200,8 @@ function callBuiltinFunc(ctx: Ctx, name: string, args: Local[], k: (v: Local) =>
     ctx.fb.emit({ type: "Call", func: ctx.p.onceFunc(name, builtinFunc(ctx, name)).name, args: [ctx.input, ctx.data], result: r });
   } else if (spec.falseForNonString) {
     callUnlessNonString(ctx, builtinFunc(ctx, name), args, r);
+  } else if (spec.jwsSignedByHost) {
+    callSigningOnHost(ctx, builtinFunc(ctx, name), args, r);
   } else ctx.fb.emit({ type: "Call", func: builtinFunc(ctx, name), args, result: r });
   if (spec.relation) return eachResult(ctx, r, k);
   k(r);
@@ -227,6 +230,49 @@ function callUnlessNonString(ctx: Ctx, func: string, args: Local[], r: Local): v
   fb.into(otherwise, () => {
     fb.emit({ type: "Equal", a: isString, b: no });
     fb.emit({ type: "AssignVar", source: no, target: r });
+  });
+  fb.emit({ type: "IsDefined", source: r });
+}
+
+/**
+ * r = the token io.jwt.encode_sign(_raw) answers: the runtime's own (HMAC),
+ * or, when it answers [alg, signing input, key], the signing input, ".",
+ * and the host's signature. Undefined when either step is.
+ */
+function callSigningOnHost(ctx: Ctx, func: string, args: Local[], r: Local): void {
+  const fb = ctx.fb;
+  const prepared = fb.newLocal();
+  fb.emit({ type: "Call", func, args, result: prepared });
+  fb.emit({ type: "ResetLocal", target: r });
+  const signedHere: Block = { stmts: [] };
+  const signedByHost: Block = { stmts: [] };
+  fb.emit({ type: "Block", blocks: [signedHere, signedByHost] });
+  fb.into(signedHere, () => {
+    const isString = fb.newLocal();
+    const no = fb.newLocal();
+    fb.emit({ type: "Call", func: nativeBuiltinExport("is_string"), args: [prepared], result: isString });
+    fb.emit({ type: "MakeBoolean", value: false, target: no });
+    fb.emit({ type: "NotEqual", a: isString, b: no });
+    fb.emit({ type: "AssignVar", source: prepared, target: r });
+  });
+  fb.into(signedByHost, () => {
+    fb.emit({ type: "IsArray", source: prepared });
+    const parts = [0, 1, 2].map((i) => {
+      const index = fb.newLocal();
+      const part = fb.newLocal();
+      fb.emit({ type: "MakeNumberInt", value: i, target: index });
+      fb.emit({ type: "Dot", source: prepared, key: index, target: part });
+      return part;
+    });
+    const signature = fb.newLocal();
+    fb.emit({ type: "Call", func: ctx.p.hostBuiltin(JWS_SIGN_HOST_BUILTIN, 3), args: parts, result: signature });
+    const joined = fb.newLocal();
+    const pieces = fb.newLocal();
+    fb.emit({ type: "MakeArray", capacity: 2, target: pieces });
+    fb.emit({ type: "ArrayAppend", array: pieces, value: parts[1]! });
+    fb.emit({ type: "ArrayAppend", array: pieces, value: signature });
+    fb.emit({ type: "Call", func: nativeBuiltinExport("concat"), args: [makeString(ctx, "."), pieces], result: joined });
+    fb.emit({ type: "AssignVar", source: joined, target: r });
   });
   fb.emit({ type: "IsDefined", source: r });
 }

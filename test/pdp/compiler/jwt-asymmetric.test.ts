@@ -213,3 +213,63 @@ describe("io.jwt.decode_verify", () => {
     expect(await p(rule, { t: token("RS256", rsa.privateKey, { exp: "soon" }), c: { cert } })).toBeUndefined();
   });
 });
+
+describe("io.jwt.encode_sign(_raw) with public-key algorithms: the runtime prepares, the host signs", () => {
+  const raw = "p := io.jwt.encode_sign_raw(input.h, input.p, input.k)";
+  const header = (alg: string): string => JSON.stringify({ alg, typ: "JWT" });
+  const payload = '{"iss":"joe","n":1}';
+  /** Splits a token and checks its first two sections are the texts as given. */
+  const parts = (t: unknown, h: string): { input: string; signature: Buffer } => {
+    expect(typeof t).toBe("string");
+    const [a, b, c] = (t as string).split(".");
+    expect([a, b]).toEqual([b64url(h), b64url(payload)]);
+    return { input: `${a}.${b}`, signature: Buffer.from(c!, "base64url") };
+  };
+
+  test("deterministic algorithms give node:crypto's signature exactly (RS*, EdDSA)", async () => {
+    for (const [alg, hash] of [["RS256", "sha256"], ["RS384", "sha384"], ["RS512", "sha512"]] as const) {
+      const t = await p(raw, { h: header(alg), p: payload, k: jwk(rsa.privateKey) });
+      const { input, signature } = parts(t, header(alg));
+      expect(signature).toEqual(sign(hash, Buffer.from(input), rsa.privateKey));
+    }
+    const t = await p(raw, { h: header("EdDSA"), p: payload, k: jwk(ed.privateKey) });
+    const { input, signature } = parts(t, header("EdDSA"));
+    expect(signature).toEqual(sign(null, Buffer.from(input), ed.privateKey));
+  });
+
+  test("randomised algorithms (PS*, ES*) verify with the verify_* builtins, and with no other key", async () => {
+    const cases: Array<[string, KeyObject, KeyObject, KeyObject]> = [
+      ["PS256", rsa.privateKey, rsa.publicKey, rsa2.publicKey],
+      ["PS512", rsa.privateKey, rsa.publicKey, rsa2.publicKey],
+      ["ES256", ec256.privateKey, ec256.publicKey, ec384.publicKey],
+      ["ES384", ec384.privateKey, ec384.publicKey, ec256.publicKey],
+      ["ES512", ec521.privateKey, ec521.publicKey, ec256.publicKey],
+    ];
+    for (const [alg, priv, pub, other] of cases) {
+      const t = await p(raw, { h: header(alg), p: payload, k: jwk(priv) });
+      parts(t, header(alg));
+      const verify = `p := io.jwt.verify_${alg.toLowerCase()}(input.t, input.k)`;
+      expect(await p(verify, { t, k: pem(pub) })).toBe(true);
+      expect(await p(verify, { t, k: pem(other) })).toBe(false);
+    }
+  });
+
+  test("encode_sign serialises the values first; a JWK set signs with its first key", async () => {
+    const set = JSON.stringify({ keys: [JSON.parse(jwk(ed.privateKey)), JSON.parse(jwk(ed2.privateKey))] });
+    const t = await p('p := io.jwt.encode_sign({"alg": "EdDSA"}, {"b": {2, 1}, "a": "<&>"}, json.unmarshal(input.k))', { k: set });
+    const [h, pl, sig] = (t as string).split(".");
+    expect(Buffer.from(h!, "base64url").toString()).toBe('{"alg":"EdDSA"}');
+    expect(Buffer.from(pl!, "base64url").toString()).toBe('{"a":"\\u003c\\u0026\\u003e","b":[1,2]}');
+    expect(Buffer.from(sig!, "base64url")).toEqual(sign(null, Buffer.from(`${h}.${pl}`), ed.privateKey));
+  });
+
+  test("undefined when the key cannot sign with the alg: wrong family, public key only, not a JWK", async () => {
+    expect(await p(raw, { h: header("RS256"), p: payload, k: jwk(ec256.privateKey) })).toBeUndefined();
+    expect(await p(raw, { h: header("ES256"), p: payload, k: jwk(rsa.privateKey) })).toBeUndefined();
+    expect(await p(raw, { h: header("EdDSA"), p: payload, k: jwk(rsa.privateKey) })).toBeUndefined();
+    expect(await p(raw, { h: header("RS256"), p: payload, k: jwk(rsa.publicKey) })).toBeUndefined();
+    expect(await p(raw, { h: header("RS256"), p: payload, k: JSON.stringify({ kty: "oct", k: "c2VjcmV0" }) })).toBeUndefined();
+    expect(await p(raw, { h: header("RS256"), p: payload, k: "not json" })).toBeUndefined();
+    expect(await p(raw, { h: header("RS256"), p: payload, k: '{"keys": []}' })).toBeUndefined();
+  });
+});

@@ -4,7 +4,7 @@
  * separated by '.'. Every error OPA raises (not three sections, bad
  * base64url, a header or payload that is not a JSON object, a JWE header, a
  * non-string operand, a bad key or "alg") makes the call undefined here (no
- * strict mode in Wasm).
+ * strict mode in Wasm). Public-key signatures are the host's (encodeSign).
  */
 
 import { Value, ArrV, StrV, T_ARRAY, T_OBJECT, T_STRING, asArr, asObj, asStr, boolV } from "../value";
@@ -116,8 +116,7 @@ function decodeKeyBytes(s: string): Array<u8> | null {
 /**
  * The HMAC secret of the first key of a JWK or JWK set ({"keys": [...]}),
  * or null: not JSON, an empty set, a key that is not symmetric ("kty":
- * "oct" with base64 "k"). RSA, EC and OKP keys are valid JWKs in OPA, but
- * signing with them is not implemented here, so they are null too.
+ * "oct" with base64 "k").
  */
 function hmacSecret(jwk: string): Array<u8> | null {
   const parsed = parseJson(jwk);
@@ -157,22 +156,30 @@ function knownAlgorithm(alg: string): bool {
  * A compact JWS of the header and payload texts, as given (base64url
  * without padding), signed with the JWK. The header must be a JSON object
  * with a known "alg"; a payload whose "typ" is "JWT" or absent must be JSON.
- * Only the HMAC algorithms are signed here: the others are undefined.
+ * The HMAC algorithms are signed here. For the others the answer is
+ * [alg, signing input, key text]: the host signs (node:crypto; the planner
+ * emits that call, see BuiltinSpec.jwsSignedByHost).
  */
 function encodeSign(headerText: string, payloadText: string, jwk: string): Value | null {
-  const secret = hmacSecret(jwk);
   const header = parseJson(headerText);
   const alg = headerString(header, "alg");
   if (alg === null || !knownAlgorithm(alg)) return null;
   const typ = headerString(header, "typ");
   if ((typ === null || typ == "JWT") && parseJson(payloadText) === null) return null;
-  if (secret === null) return null;
   const signingInput = encodeBase64(utf8Bytes(headerText), true, false) + "." + encodeBase64(utf8Bytes(payloadText), true, false);
+  if (!alg.startsWith("HS")) {
+    const parts = new Array<Value>();
+    parts.push(new StrV(alg));
+    parts.push(new StrV(signingInput));
+    parts.push(new StrV(jwk));
+    return new ArrV(parts);
+  }
+  const secret = hmacSecret(jwk);
+  if (secret === null) return null;
   let mac: Array<u8>;
   if (alg == "HS256") mac = hmac(sha256, 64, secret, utf8Bytes(signingInput));
   else if (alg == "HS384") mac = hmac(sha384, 128, secret, utf8Bytes(signingInput));
-  else if (alg == "HS512") mac = hmac(sha512, 128, secret, utf8Bytes(signingInput));
-  else return null; // RSA, ECDSA and EdDSA signing: not implemented
+  else mac = hmac(sha512, 128, secret, utf8Bytes(signingInput));
   return new StrV(signingInput + "." + encodeBase64(mac, true, false));
 }
 

@@ -16,11 +16,6 @@ const CASES_DIR = path.join(__dirname, "opa-extra", "cases");
 const KNOWN_FAILURES: string[] = [
   // http.send: declared for hosts to supply; neither our hosts nor the npm SDK do.
   "invalidkeyerror/test-invalidkeyerror-0177.yaml: invalidkeyerror/missing keys",
-  // io.jwt.encode_sign(_raw) signs natively with HS* only; RS256 and EdDSA keys give undefined.
-  "jwtencodesign/test-jwtencodesign-0494.yaml: jwtencodesign/https://tools.ietf.org/html/rfc7515#appendix-A.2",
-  "jwtencodesign/test-jwtencodesign-eddsa.yaml: jwtencodesign/EdDSA",
-  "jwtencodesignraw/test-jwtencodesignraw-0388.yaml: jwtencodesignraw/https://tools.ietf.org/html/rfc7515#appendix-A.2",
-  "jwtencodesignraw/test-jwtencodesignraw-eddsa.yaml: jwtencodesignraw/EdDSA",
   // `import rego.v2`: an OPA preview, refused (as OPA's default capabilities do).
   "negation/test-not-body-rego-v2.yaml: negation/rego_v2_import: not body, one expression false",
   "negation/test-not-body-rego-v2.yaml: negation/rego_v2_import: not body, all expressions true",
