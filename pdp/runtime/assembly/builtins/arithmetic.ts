@@ -346,9 +346,9 @@ function bigRange(a: NumV, b: NumV, step: BigInt): ArrV | null {
 }
 
 /**
- * Integers from x towards y (inclusive) by step, descending when x > y.
- * Computed as x ± k*step so that magnitudes beyond 2^53 cannot stall the
- * loop; a range too long to allocate is undefined rather than a trap.
+ * Integers from x towards y (inclusive) by step, descending when x > y, for
+ * bounds and step below 2^53 (bigRange takes the others). A range too long
+ * to allocate is undefined rather than a trap.
  */
 function range(x: f64, y: f64, step: f64): ArrV | null {
   const count = Math.floor(Math.abs(y - x) / step) + 1;
