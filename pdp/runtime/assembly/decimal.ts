@@ -15,6 +15,7 @@
  */
 
 import { NumV } from "./value";
+import { formatF64 } from "./number";
 
 /** Decimal digits beyond this many are ignored (such literals keep their text anyway). */
 const MAX_DIGITS: i32 = 800;
@@ -254,46 +255,33 @@ function textDigits(text: string, out: Big): i32 {
 
 /**
  * Exact order of two numbers whose f64 values are equal but at least one of
- * which kept its literal text (so 28857836529306024611913 and ...912 differ,
- * as in Go OPA). Consistent with the f64 order, so the total order holds.
+ * which kept its text (so 28857836529306024611913 and ...912 differ, as in
+ * Go OPA). A number without text stands for the decimal it prints as (the
+ * literal 1e40 is 10^40, equal to a computed 10^40 that kept its digits).
+ * Consistent with the f64 order, so the total order holds.
  */
 export function compareExact(a: NumV, b: NumV): i32 {
   const sa = signOf(a);
   const sb = signOf(b);
   if (sa != sb) return sa < sb ? -1 : 1;
   if (sa == 0) return 0;
-  let c: i32;
   const ta = a.text;
   const tb = b.text;
-  if (ta !== null && tb !== null) {
-    const x = new Array<u32>();
-    const y = new Array<u32>();
-    const ex = textDigits(ta, x);
-    const ey = textDigits(tb, y);
-    // bring both to the smaller exponent: multiply by 10^diff = 5^diff * 2^diff
-    if (ex > ey) {
-      mulPow5(x, ex - ey);
-      shiftLeft(x, ex - ey);
-    } else if (ey > ex) {
-      mulPow5(y, ey - ex);
-      shiftLeft(y, ey - ex);
-    }
-    c = compareBig(x, y);
-  } else if (ta !== null) {
-    c = magnitudeVsF64(ta, Math.abs(b.value));
-  } else {
-    c = -magnitudeVsF64(changetype<string>(tb), Math.abs(a.value));
+  // A textless operand here is finite: an overflowed f64 (no literal is infinite) sorts above.
+  if (ta === null && !isFinite(a.value)) return sa;
+  if (tb === null && !isFinite(b.value)) return -sb;
+  const x = new Array<u32>();
+  const y = new Array<u32>();
+  const ex = textDigits(ta !== null ? ta : formatF64(a.value), x);
+  const ey = textDigits(tb !== null ? tb : formatF64(b.value), y);
+  // bring both to the smaller exponent: multiply by 10^diff = 5^diff * 2^diff
+  if (ex > ey) {
+    mulPow5(x, ex - ey);
+    shiftLeft(x, ex - ey);
+  } else if (ey > ex) {
+    mulPow5(y, ey - ex);
+    shiftLeft(y, ey - ex);
   }
+  const c = compareBig(x, y);
   return sa < 0 ? -c : c;
-}
-
-function magnitudeVsF64(text: string, v: f64): i32 {
-  if (!isFinite(v)) return -1; // a literal is finite; an overflowed result is not
-  const d = new Array<u32>();
-  const e10 = textDigits(text, d);
-  const bits = reinterpret<u64>(v);
-  const biased = <i32>(bits >>> 52);
-  const frac = bits & 0xfffffffffffff;
-  const m: u64 = biased == 0 ? frac : frac | 0x10000000000000;
-  return compareDecimal(d, e10, m, (biased == 0 ? 1 : biased) - 1075);
 }

@@ -6,8 +6,9 @@
  * that is only passed through (input -> result) prints exactly as it came in.
  * Parsing is correctly rounded (fast path here, decimal.ts otherwise), so a
  * literal with at most 15 significant digits prints back as the same number;
- * longer ones keep their text. Arithmetic uses the f64, approximate beyond
- * 15 digits or 2^53 (OPA's own Wasm runtime is lossy there too).
+ * longer ones keep their text. Arithmetic uses the f64, except that integer
+ * arithmetic beyond 2^53 is exact, as in OPA (builtins/numbers.ts); other
+ * results are approximate beyond 15 digits.
  *
  * Printing follows Go/JS: whole numbers without a fraction ("3", never
  * "3.0"); other values in the shortest form that round-trips (AssemblyScript's

@@ -40,8 +40,9 @@ export class BoolV extends Value {
 /**
  * Numbers are f64. `text` keeps the literal's exact decimal text when the f64
  * cannot reproduce it (integers beyond 2^53, long fractions), so a value that
- * is only passed through serialises exactly as it came in. Arithmetic results
- * never carry text.
+ * is only passed through serialises exactly as it came in. Integer arithmetic
+ * results beyond 2^53 carry their exact digits the same way (builtins/numbers.ts).
+ * A number without text stands for the decimal it prints as.
  */
 export class NumV extends Value {
   constructor(public value: f64, public text: string | null = null) {

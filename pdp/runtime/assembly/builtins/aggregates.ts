@@ -65,19 +65,18 @@ function accumulate(a: Value | null, mul: bool): Value | null {
   if (items === null) return null;
   let acc: f64 = mul ? 1 : 0;
   let inexact = false;
-  let allInt = true;
   for (let i = 0; i < items.length; i++) {
     const v = unchecked(items[i]);
     if (v.kind != T_NUMBER) return null;
     const n = asNum(v);
     acc = mul ? acc * n.value : acc + n.value;
-    if (n.text !== null || !(Math.abs(acc) < 9007199254740992.0)) inexact = true;
-    if (allInt && bigOf(n) === null) allInt = false;
+    if (n.text !== null || !(Math.abs(n.value) < 9007199254740992.0) || !(Math.abs(acc) < 9007199254740992.0)) inexact = true;
   }
-  if (!inexact || !allInt) return numResult(acc);
+  if (!inexact) return numResult(acc);
   let big = bigOf(new NumV(mul ? 1 : 0))!;
   for (let i = 0; i < items.length; i++) {
-    const b = bigOf(asNum(unchecked(items[i])))!;
+    const b = bigOf(asNum(unchecked(items[i])));
+    if (b === null) return numResult(acc); // a fraction: OPA sums as floats
     big = mul ? bigMul(big, b) : bigAdd(big, b);
   }
   return bigToValue(big);

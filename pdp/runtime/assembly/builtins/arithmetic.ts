@@ -10,7 +10,11 @@
  */
 import { Value, NumV, SetV, ArrV, num, asSet, asNum, asStr, asBool, T_SET, T_NULL, T_BOOLEAN, T_NUMBER, T_STRING } from "../value";
 import { parseNumberText } from "../number";
-import { numberOf, isIntegral, isIntValue, numResult, BigInt, bigOf, bigToValue, bigAdd, bigNeg, bigMul, bigRem, mayBeInexact } from "./numbers";
+import { numberOf, isIntegral, isIntValue, numResult, BigInt, bigOf, bigToValue, bigAdd, bigNeg, bigMul, bigQuoRem, bigFromDigits, mayBeInexact } from "./numbers";
+import { decOf, decIsInt, decIntDigits } from "./format";
+
+/** 2^53: below it every integer is an exact f64. */
+const EXACT: f64 = 9007199254740992.0;
 
 const OP_ADD = 0;
 const OP_SUB = 1;
@@ -67,42 +71,80 @@ export function bi_mul(a: Value | null, b: Value | null): Value | null {
   return intOp(x, y, x.value * y.value, OP_MUL);
 }
 
+/**
+ * Division: f64, except that an exact integer quotient of integers beyond
+ * the f64-exact range is computed exactly (OPA divides those as big floats,
+ * which for quotients within their 64-bit mantissa is exact too).
+ */
 export function bi_div(a: Value | null, b: Value | null): Value | null {
   const x = numberOf(a);
   const y = numberOf(b);
   if (x === null || y === null) return null;
   if (y.value == 0) return null; // "divide by zero"
-  return numResult(x.value / y.value);
+  const f = x.value / y.value;
+  if (mayBeInexact(x, y, f)) {
+    const p = bigOf(x);
+    const q = bigOf(y);
+    if (p !== null && q !== null) {
+      const qr = bigQuoRem(p, q);
+      if (unchecked(qr[1]).mag.length == 0) return bigToValue(unchecked(qr[0]));
+    }
+  }
+  return numResult(f);
 }
 
+/** Remainder on integers only (any size), with the sign of the dividend like big.Int.Rem. */
 export function bi_rem(a: Value | null, b: Value | null): Value | null {
   const x = numberOf(a);
   const y = numberOf(b);
   if (x === null || y === null) return null;
+  // Both exact small integers: f64 % truncates like big.Int.Rem and is exact.
+  if (x.text === null && y.text === null && Math.abs(x.value) < EXACT && Math.abs(y.value) < EXACT &&
+      isIntegral(x.value) && isIntegral(y.value)) {
+    if (y.value == 0) return null; // "modulo by zero"
+    return numResult(x.value % y.value);
+  }
   // Go: "modulo on floating-point number", then "modulo by zero".
   const p = bigOf(x);
   const q = bigOf(y);
-  if (p !== null && q !== null) {
-    if (q.mag.length == 0) return null;
-    if (x.text === null && y.text === null) return numResult(x.value % y.value); // exact on small ints
-    return bigToValue(bigRem(p, q));
-  }
-  if (!isIntegral(x.value) || !isIntegral(y.value)) return null;
-  if (y.value == 0) return null;
-  // f64 % truncates towards zero like big.Int.Rem, and is exact on integers.
-  return numResult(x.value % y.value);
+  if (p === null || q === null || q.mag.length == 0) return null;
+  return bigToValue(unchecked(bigQuoRem(p, q)[1]));
 }
 
+/** |x|; a kept text loses its sign, so a big literal stays exact. */
 export function bi_abs(a: Value | null): Value | null {
   const x = numberOf(a);
   if (x === null) return null;
+  const t = x.text;
+  if (t !== null) return t.startsWith("-") ? new NumV(-x.value, t.substring(1)) : a;
   return x.value < 0 ? numResult(-x.value) : a;
+}
+
+const R_ROUND = 0;
+const R_CEIL = 1;
+const R_FLOOR = 2;
+
+/**
+ * round/ceil/floor of a number that kept its text, on its exact decimal
+ * digits (the f64 may have rounded 2.49999999999999999999 up to 2.5, or
+ * lost the fraction of 9007199254740993.5 altogether).
+ */
+function roundExact(a: Value, x: NumV, mode: i32): Value | null {
+  const d = decOf(x);
+  if (decIsInt(d)) return a;
+  // |x| = int . frac with frac non-zero; digit d.d[d.dp] (if dp >= 0) is the first fractional digit.
+  const firstFrac = d.dp < 0 ? 0 : unchecked(d.d[d.dp]);
+  const away = mode == R_ROUND ? firstFrac >= 5 : mode == R_CEIL ? !d.neg : d.neg;
+  let m = bigFromDigits(false, decIntDigits(d));
+  if (away) m = bigAdd(m, bigFromDigits(false, "1"));
+  return bigToValue(new BigInt(d.neg, m.mag));
 }
 
 /** Half away from zero, like Go's arithRound (math.Round): round(-2.5) = -3. */
 export function bi_round(a: Value | null): Value | null {
   const x = numberOf(a);
   if (x === null) return null;
+  if (x.text !== null) return roundExact(a!, x, R_ROUND);
   const f = x.value;
   if (isIntegral(f)) return a;
   // trunc + a step away from zero when the dropped part is at least a half;
@@ -115,12 +157,14 @@ export function bi_round(a: Value | null): Value | null {
 export function bi_ceil(a: Value | null): Value | null {
   const x = numberOf(a);
   if (x === null) return null;
+  if (x.text !== null) return roundExact(a!, x, R_CEIL);
   return isIntegral(x.value) ? a : numResult(Math.ceil(x.value));
 }
 
 export function bi_floor(a: Value | null): Value | null {
   const x = numberOf(a);
   if (x === null) return null;
+  if (x.text !== null) return roundExact(a!, x, R_FLOOR);
   return isIntegral(x.value) ? a : numResult(Math.floor(x.value));
 }
 
@@ -260,20 +304,51 @@ function hexVal(c: i32): i32 {
 
 export function bi_numbers_range(a: Value | null, b: Value | null): Value | null {
   if (!isIntValue(a) || !isIntValue(b)) return null;
-  return range(asNum(a!).value, asNum(b!).value, 1);
+  const x = asNum(a!);
+  const y = asNum(b!);
+  if (isSmall(x) && isSmall(y)) return range(x.value, y.value, 1);
+  return bigRange(x, y, bigFromDigits(false, "1"));
 }
 
 export function bi_numbers_range_step(a: Value | null, b: Value | null, step: Value | null): Value | null {
   if (!isIntValue(a) || !isIntValue(b) || !isIntValue(step)) return null;
-  const s = asNum(step!).value;
-  if (s <= 0) return null; // "step must be a positive integer"
-  return range(asNum(a!).value, asNum(b!).value, s);
+  const x = asNum(a!);
+  const y = asNum(b!);
+  const s = asNum(step!);
+  if (s.value <= 0) return null; // "step must be a positive integer"
+  if (isSmall(x) && isSmall(y) && isSmall(s)) return range(x.value, y.value, s.value);
+  const q = bigOf(s);
+  return q === null ? null : bigRange(x, y, q);
+}
+
+/** An integer f64 is exact and its loop arithmetic too. */
+function isSmall(n: NumV): bool {
+  return n.text === null && Math.abs(n.value) < EXACT;
+}
+
+/** range() on exact integers, for bounds or steps beyond 2^53 (OPA's big.Int loop). */
+function bigRange(a: NumV, b: NumV, step: BigInt): ArrV | null {
+  const x = bigOf(a);
+  const y = bigOf(b);
+  if (x === null || y === null) return null; // a fraction the f64 lost: not an integer
+  const diff = bigAdd(y, bigNeg(x));
+  const count = bigToValue(unchecked(bigQuoRem(new BigInt(false, diff.mag), step)[0])).value + 1;
+  if (count > <f64>(1 << 28)) return null;
+  const n = <i32>count;
+  const inc = diff.neg ? bigNeg(step) : step;
+  const out = new Array<Value>(n);
+  let v = x;
+  for (let k = 0; k < n; k++) {
+    unchecked((out[k] = bigToValue(v)));
+    v = bigAdd(v, inc);
+  }
+  return new ArrV(out);
 }
 
 /**
- * Integers from x towards y (inclusive) by step, descending when x > y.
- * Computed as x ± k*step so that magnitudes beyond 2^53 cannot stall the
- * loop; a range too long to allocate is undefined rather than a trap.
+ * Integers from x towards y (inclusive) by step, descending when x > y, for
+ * bounds and step below 2^53 (bigRange takes the others). A range too long
+ * to allocate is undefined rather than a trap.
  */
 function range(x: f64, y: f64, step: f64): ArrV | null {
   const count = Math.floor(Math.abs(y - x) / step) + 1;

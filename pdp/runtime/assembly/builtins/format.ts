@@ -13,6 +13,7 @@
  */
 
 import { NumV } from "../value";
+import { formatF64 } from "../number";
 
 /** value = 0.d[0]d[1]... x 10^dp; digits are 0..9, no trailing zeros; nd == 0 means zero. */
 export class Dec {
@@ -200,12 +201,13 @@ export function roundDec(a: Dec, nd: i32): void {
 }
 
 /**
- * Shortest digits that read back as v: taken from AssemblyScript's dtoa
- * (Grisu2, shortest for practically all inputs), whose text we parse.
+ * Shortest digits that read back as v: number.ts's formatF64 (JS's
+ * Number#toString, which fixes Grisu2's rare longer outputs such as
+ * 9.999999999999999e+22 for 1e23), whose text we parse.
  */
 export function shortestDec(v: f64): Dec {
   const neg = v < 0 || (v == 0 && 1 / v < 0);
-  const d = decFromText(Math.abs(v).toString());
+  const d = decFromText(formatF64(Math.abs(v)));
   const a = d !== null ? d : decFromF64(v);
   a.neg = neg;
   return a;

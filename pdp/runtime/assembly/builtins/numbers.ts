@@ -11,6 +11,7 @@
  */
 import { Value, NumV, num, asNum, T_NUMBER } from "../value";
 import { parseNumberText } from "../number";
+import { decOf, decIsInt, decIntDigits } from "./format";
 
 /** The number value behind v, or null when v is not a number. */
 export function numberOf(v: Value | null): NumV | null {
@@ -37,10 +38,12 @@ export function numResult(f: f64): Value | null {
 // ------------------------------------------------------------ exact integers
 //
 // OPA computes with arbitrary precision; f64 is exact only below 2^53. When
-// integer operands carry literal text (NumV.text: beyond f64) or a result
-// leaves the exact range, plus/minus/mul/rem/sum/product switch to these
+// integer operands carry literal text (NumV.text: beyond f64), lie beyond
+// 2^53, or a result leaves the exact range, plus/minus/mul/div/rem, abs,
+// round/ceil/floor, numbers.range and sum/product switch to these
 // sign-magnitude decimal integers (base 1e9 limbs, little endian) and return
-// a NumV that keeps the exact text, which printing and sprintf honour.
+// a NumV that keeps the exact text, which printing, sprintf and comparison
+// honour. Ordinary numbers never get here: no allocation on the f64 path.
 
 const BASE: u64 = 1000000000;
 const EXACT: f64 = 9007199254740992.0; // 2^53
@@ -71,33 +74,46 @@ function magToDigits(m: Array<u32>): string {
   return s;
 }
 
+/** Integers with more digits than this stay on f64 (1e100000 from input is not worth a million-digit string). */
+const MAX_INT_DIGITS: i32 = 10000;
+
 /**
- * The exact integer behind n, or null when n is not an integer literal or
- * an exact f64 integer: kept text must be plain digits (`-?[0-9]+`); a
- * number without text must be an integer below 2^53. Anything else (1e300,
- * a computed 2^60) is a float to OPA as well, and stays on f64.
+ * The exact integer behind n, or null when n is not an integer: its kept
+ * text when it has one ("2.50e1" is 25, as big.Float makes it for OPA),
+ * else the decimal the f64 stands for (its shortest form beyond 2^53, so
+ * the literal 1e30 is 10^30, not the binary 1000000000000000019884624838656).
  */
 export function bigOf(n: NumV): BigInt | null {
-  const t = n.text;
-  if (t === null) {
-    if (!isIntegral(n.value) || !(Math.abs(n.value) < EXACT)) return null;
-    return new BigInt(n.value < 0, magFromDigits((<u64>Math.abs(n.value)).toString()));
+  const f = n.value;
+  if (n.text === null && Math.abs(f) < EXACT) {
+    if (!isIntegral(f)) return null;
+    return new BigInt(f < 0, magFromDigits((<u64>Math.abs(f)).toString()));
   }
-  const neg = t.startsWith("-");
-  const digits = neg ? t.substring(1) : t;
-  if (digits.length == 0) return null;
-  for (let i = 0; i < digits.length; i++) {
-    const c = digits.charCodeAt(i);
-    if (c < 48 || c > 57) return null;
-  }
-  return new BigInt(neg, magFromDigits(digits));
+  // An integer's f64 is integral (rounding cannot create a fraction).
+  if (!isIntegral(f) && isFinite(f)) return null;
+  const d = decOf(n);
+  if (!decIsInt(d) || d.dp > MAX_INT_DIGITS) return null;
+  return bigFromDigits(d.neg, decIntDigits(d));
 }
 
-/** A number value for b: f64 plus the exact text when f64 cannot hold it. */
+/** The integer with decimal magnitude `digits` (no sign, no leading zeros needed). */
+export function bigFromDigits(neg: bool, digits: string): BigInt {
+  const mag = magFromDigits(digits);
+  return new BigInt(neg && mag.length > 0, mag);
+}
+
+/**
+ * A number value for b: the f64, plus the exact digits as text when the
+ * integer is beyond 2^53 (so it prints in full, as OPA prints integers, and
+ * compares exactly). Smaller integers are exact f64s and carry no text.
+ */
 export function bigToValue(b: BigInt): NumV {
   const d = magToDigits(b.mag);
-  const v = parseNumberText(b.neg && d != "0" ? "-" + d : d);
-  return v !== null ? v : new NumV(0);
+  const s = b.neg && d != "0" ? "-" + d : d;
+  const v = parseNumberText(s);
+  if (v === null) return new NumV(0);
+  if (v.text === null && !(Math.abs(v.value) < EXACT)) return new NumV(v.value, s);
+  return v;
 }
 
 function magCmp(x: Array<u32>, y: Array<u32>): i32 {
@@ -172,21 +188,37 @@ export function bigMul(x: BigInt, y: BigInt): BigInt {
   return new BigInt(x.neg != y.neg, trimMag(m));
 }
 
-/** x rem y, truncated (sign of x) like big.Int.Rem; y is not zero. */
-export function bigRem(x: BigInt, y: BigInt): BigInt {
+/**
+ * Truncated division like big.Int.QuoRem: [x quo y, x rem y], the quotient
+ * rounded toward zero and the remainder with the sign of x; y is not zero.
+ */
+export function bigQuoRem(x: BigInt, y: BigInt): StaticArray<BigInt> {
   // Decimal long division: bring down one digit at a time, subtract y at most 9 times.
   const digits = magToDigits(x.mag);
+  const q = new Array<i32>(digits.length);
   let r = new Array<u32>();
   for (let i = 0; i < digits.length; i++) {
     r = magAdd(magMulSmall(r, 10), magFromDigits(digits.charAt(i)));
-    while (magCmp(r, y.mag) >= 0) r = magSub(r, y.mag);
+    let k = 0;
+    while (magCmp(r, y.mag) >= 0) {
+      r = magSub(r, y.mag);
+      k++;
+    }
+    unchecked((q[i] = 0x30 + k));
   }
-  return new BigInt(x.neg, r);
+  const quo = new BigInt(x.neg != y.neg, magFromDigits(String.fromCharCodes(q)));
+  return [quo, new BigInt(x.neg, r)];
 }
 
-/** True when f64 may have rounded an integer operation on a and b (big operands or result). */
+/**
+ * True when f64 arithmetic on a and b may differ from OPA's exact integer
+ * arithmetic: an operand kept its text or is beyond 2^53 (where f64
+ * integers are sparse and stand for their shortest decimal), or the result
+ * is. Otherwise both are exact f64s and so is an integer result.
+ */
 export function mayBeInexact(a: NumV, b: NumV, f64Result: f64): bool {
-  return a.text !== null || b.text !== null || !(Math.abs(f64Result) < EXACT);
+  return a.text !== null || b.text !== null ||
+    !(Math.abs(a.value) < EXACT) || !(Math.abs(b.value) < EXACT) || !(Math.abs(f64Result) < EXACT);
 }
 
 /** Order of two big integers: -1, 0 or 1. */
