@@ -114,6 +114,7 @@ class QueryValidator {
       if (v.DefaultValue !== null) {
         this.walkValue(v.DefaultValue, { type: v.Type, definition: this.schema.types.get(typeName(v.Type!)), hasDefault: false });
       }
+      this.walkDirectives(v.Directives, "VARIABLE_DEFINITION");
     }
     this.walkSelectionSet(root ?? undefined, op.SelectionSet);
     for (const v of varDefs) {
@@ -302,33 +303,30 @@ class QueryValidator {
     const def = expect.definition;
     const type = expect.type;
     if (def === undefined || type === null) return;
-    const shown = valueString(value);
-    const unexpected = (): void => this.error(value.Position, `Expected value of type ${goQuote(typeString(type))}, found ${shown}.`);
-    if (value.Kind === ValueKind.Null) {
-      if (type.NonNull) unexpected();
-      return;
-    }
-    // Custom scalars accept any literal.
+    // Custom scalars accept any literal, even null where a non-null one is expected.
     if (def.Kind === "SCALAR" && !["Int", "Float", "String", "Boolean", "ID"].includes(def.Name)) return;
+    const shown = valueString(value);
+    const unexpected = (): void => this.error(value.Position, `Expected type ${typeString(type)}, found ${shown}.`);
+    if (!literalReadable(value)) unexpected();
     switch (value.Kind) {
+      case ValueKind.Null:
+        if (type.NonNull) unexpected();
+        return;
       case ValueKind.List:
         if (type.Elem === null) unexpected();
         return;
       case ValueKind.Int:
         if (!["Int", "Float", "ID"].includes(def.Name)) unexpected();
-        else if (def.Name === "Int" && !isInt32(value.Raw)) this.error(value.Position, `Int cannot represent non 32-bit signed integer value: ${value.Raw}`);
         return;
       case ValueKind.Float:
         if (def.Name !== "Float") unexpected();
         return;
       case ValueKind.String:
       case ValueKind.Block:
-        if (def.Kind === "ENUM") this.error(value.Position, `Enum ${goQuote(def.Name)} cannot represent non-enum value: ${shown}.`);
-        else if (def.Name !== "String" && def.Name !== "ID") unexpected();
+        if (def.Kind === "ENUM" || (def.Name !== "String" && def.Name !== "ID")) unexpected();
         return;
       case ValueKind.Enum:
-        if (def.Kind !== "ENUM") unexpected();
-        else if (!(def.EnumValues ?? []).some((v) => v.Name === value.Raw)) this.error(value.Position, `Value ${goQuote(value.Raw)} does not exist in ${goQuote(def.Name)} enum.`);
+        if (def.Kind !== "ENUM" || !(def.EnumValues ?? []).some((v) => v.Name === value.Raw)) unexpected();
         return;
       case ValueKind.Boolean:
         if (def.Name !== "Boolean") unexpected();
@@ -337,11 +335,11 @@ class QueryValidator {
         const children = value.Children ?? [];
         for (const field of def.Fields ?? []) {
           if (field.Type!.NonNull && field.DefaultValue === null && !children.some((c) => c.Name === field.Name)) {
-            this.error(value.Position, `Field "${def.Name}.${field.Name}" of required type ${goQuote(typeString(field.Type!))} was not provided.`);
+            this.error(value.Position, `Field ${def.Name}.${field.Name} of required type ${typeString(field.Type!)} was not provided.`);
           }
         }
         for (const child of children) {
-          if (!(def.Fields ?? []).some((f) => f.Name === child.Name)) this.error(child.Position, `Field ${goQuote(child.Name)} is not defined by type ${goQuote(def.Name)}.`);
+          if (!(def.Fields ?? []).some((f) => f.Name === child.Name)) this.error(child.Position, `Field ${goQuote(child.Name)} is not defined by type ${def.Name}.`);
         }
         return;
       }
@@ -378,9 +376,17 @@ class QueryValidator {
   }
 }
 
-function isInt32(raw: string): boolean {
-  const n = BigInt(raw);
-  return n >= -2147483648n && n <= 2147483647n;
+/**
+ * Whether gqlparser's Value.Value can read the literal: Ints must fit 64
+ * bits and Floats must not overflow, in lists and objects too.
+ */
+function literalReadable(v: Value): boolean {
+  if (v.Kind === ValueKind.Int) {
+    const n = BigInt(v.Raw);
+    return n >= -(2n ** 63n) && n < 2n ** 63n;
+  }
+  if (v.Kind === ValueKind.Float) return Number.isFinite(Number(v.Raw));
+  return (v.Children ?? []).every((c) => c.Value === null || literalReadable(c.Value));
 }
 
 /** A value as gqlparser's Value.String() shows it in messages. */
