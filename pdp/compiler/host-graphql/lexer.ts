@@ -244,19 +244,19 @@ export class Lexer {
 }
 
 /**
- * The spec's BlockStringValue: the smallest indentation of the lines after
- * the first (ignoring blank ones) is removed from them, then leading and
- * trailing blank lines are dropped.
+ * gqlparser's BlockStringValue: the smallest indentation of the non-blank
+ * lines (the first one included, unlike the spec says) is removed from the
+ * lines after the first, then leading and trailing blank lines are dropped.
  */
 export function blockStringValue(raw: string): string {
-  const lines = raw.split(/\r\n|[\n\r]/);
+  const lines = raw.split("\n");
   const indentOf = (l: string): number => l.length - l.replace(/^[ \t]+/, "").length;
   const blank = (l: string): boolean => indentOf(l) === l.length;
   let common: number | null = null;
-  for (const l of lines.slice(1)) {
+  for (const l of lines) {
     if (!blank(l) && (common === null || indentOf(l) < common)) common = indentOf(l);
   }
-  const out = lines.map((l, i) => (i > 0 && common !== null ? l.slice(common) : l));
+  const out = lines.map((l, i) => (i === 0 || common === null ? l : l.length < common ? "" : l.slice(common)));
   while (out.length > 0 && blank(out[0]!)) out.shift();
   while (out.length > 0 && blank(out[out.length - 1]!)) out.pop();
   return out.join("\n");

@@ -79,8 +79,8 @@ export class SchemaParser extends Parser {
     };
     def.Name = this.name();
     if (kind === "OBJECT" || (kind === "INTERFACE" && !extension)) def.Interfaces = this.implementsInterfaces();
-    // gqlparser reads an input extension's directives as non-constant.
-    def.Directives = this.directives(true);
+    // gqlparser reads an input extension's directives as non-constant (variables allowed).
+    def.Directives = this.directives(!(extension && kind === "INPUT_OBJECT"));
     if (kind === "OBJECT" || kind === "INTERFACE") def.Fields = this.some("{", "}", () => this.fieldDefinition());
     else if (kind === "UNION") def.Types = this.unionMemberTypes();
     else if (kind === "ENUM") def.EnumValues = this.some("{", "}", () => this.enumValueDefinition());
