@@ -14,7 +14,10 @@
  *
  * Public-key JWT builtins (io.jwt.verify_rs256 ..., io.jwt.decode_verify):
  * see ./host-jwt.ts; decode_verify's default time is this evaluation's now.
+ *
+ * GraphQL builtins (graphql.parse_query, graphql.is_valid ...): see ./host-graphql/.
  */
+import { graphqlBuiltins } from "./host-graphql";
 import { jwtBuiltins } from "./host-jwt";
 import { EvaluationRandom } from "./host-random";
 import { x509Builtins } from "./host-x509";
@@ -38,6 +41,7 @@ export class EvaluationClock {
       ...this.random.builtins(),
       ...jwtBuiltins(() => this.nowNs),
       ...x509Builtins(),
+      ...graphqlBuiltins(),
     };
   }
 }

@@ -32,6 +32,9 @@ export const HOST: BuiltinSpec[] = [
     { host: true },
   ),
   ...specs(2, ["crypto.x509.parse_keypair"], { host: true }),
+  // GraphQL parsing and validation (gqlparser's, as OPA uses it) run in the host (../host-graphql/).
+  ...specs(1, ["graphql.parse_query", "graphql.parse_schema", "graphql.schema_is_valid"], { host: true }),
+  ...specs(2, ["graphql.parse", "graphql.parse_and_verify", "graphql.is_valid"], { host: true }),
   // No random source in Wasm; the host caches answers per evaluation (see ../host-random.ts).
   ...specs(2, ["rand.intn"], { host: true, nondeterministic: true }),
   ...specs(1, ["uuid.rfc4122"], { host: true, nondeterministic: true }),
