@@ -38,19 +38,40 @@ export interface Conflict {
   text: string;
 }
 
-/** The conflicts among the fields a selection set selects. */
-export function fieldConflicts(schema: Schema, doc: QueryDocument, parent: Definition | undefined, set: Selection[] | null): Conflict[] {
-  const out: Conflict[] = [];
+/**
+ * The first conflict among the fields a selection set selects, or null.
+ * Fields written identically (same parent, name, arguments and
+ * sub-selections) merge with each other and conflict with the same others,
+ * so only the first of each is compared: a query repeating one field
+ * thousands of times stays linear instead of comparing every pair.
+ */
+export function firstFieldConflict(schema: Schema, doc: QueryDocument, parent: Definition | undefined, set: Selection[] | null): Conflict | null {
   const byName = collect(schema, doc, parent, set);
-  for (const [name, fields] of byName) {
+  const subfields: SubfieldCache = new Map();
+  for (const [name, all] of byName) {
+    const fields = distinct(all);
     for (let i = 0; i < fields.length; i++) {
       for (let j = i + 1; j < fields.length; j++) {
-        const reason = conflict(schema, doc, false, fields[i]!, fields[j]!);
-        if (reason !== null) out.push({ pos: fields[j]!.field.Position, text: `Fields ${goQuote(name)} conflict because ${reason}. Use different aliases on the fields to fetch both if this was intentional.` });
+        const reason = conflict(schema, doc, subfields, false, fields[i]!, fields[j]!);
+        if (reason !== null) return { pos: fields[j]!.field.Position, text: `Fields ${goQuote(name)} conflict because ${reason}. Use different aliases on the fields to fetch both if this was intentional.` };
       }
     }
   }
-  return out;
+  return null;
+}
+
+/** The first of each group of identically written fields (positions aside), in order. */
+function distinct(fields: Collected[]): Collected[] {
+  if (fields.length < 2) return fields;
+  const seen = new Map<Definition | undefined, Set<string>>();
+  return fields.filter((f) => {
+    const key = JSON.stringify([f.field.Name, f.field.Arguments, f.field.SelectionSet], (k, v: unknown) => (k === "Position" || k === "Definition" || k === "ExpectedType" || k === "VariableDefinition" ? undefined : v));
+    const keys = seen.get(f.parent) ?? new Set<string>();
+    seen.set(f.parent, keys);
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  });
 }
 
 /** The fields a selection set selects, by response name, through fragments (each fragment once). */
@@ -72,8 +93,20 @@ function collect(schema: Schema, doc: QueryDocument, parent: Definition | undefi
   return into;
 }
 
+/** The fields a field's sub-selection selects, by response name: collected once per field, not once per pair. */
+type SubfieldCache = Map<Field, Map<string, Collected[]>>;
+
+function subfieldsOf(schema: Schema, doc: QueryDocument, cache: SubfieldCache, f: Collected, type: TypeRef | null): Map<string, Collected[]> {
+  let sub = cache.get(f.field);
+  if (sub === undefined) {
+    sub = collect(schema, doc, type === null ? undefined : schema.types.get(typeName(type)), f.field.SelectionSet);
+    cache.set(f.field, sub);
+  }
+  return sub;
+}
+
 /** Why two same-named fields cannot merge, or null when they can. */
-function conflict(schema: Schema, doc: QueryDocument, exclusiveParents: boolean, a: Collected, b: Collected): string | null {
+function conflict(schema: Schema, doc: QueryDocument, cache: SubfieldCache, exclusiveParents: boolean, a: Collected, b: Collected): string | null {
   const exclusive = exclusiveParents || (a.parent !== b.parent && a.parent?.Kind === "OBJECT" && b.parent?.Kind === "OBJECT");
   if (!exclusive) {
     if (a.field.Name !== b.field.Name) return `${goQuote(a.field.Name)} and ${goQuote(b.field.Name)} are different fields`;
@@ -83,12 +116,12 @@ function conflict(schema: Schema, doc: QueryDocument, exclusiveParents: boolean,
   const tb = b.def?.Type ?? null;
   if (ta !== null && tb !== null && typesConflict(schema, ta, tb)) return "they return conflicting types";
   if (a.field.SelectionSet !== null && b.field.SelectionSet !== null) {
-    const subA = collect(schema, doc, ta === null ? undefined : schema.types.get(typeName(ta)), a.field.SelectionSet);
-    const subB = collect(schema, doc, tb === null ? undefined : schema.types.get(typeName(tb)), b.field.SelectionSet);
+    const subA = subfieldsOf(schema, doc, cache, a, ta);
+    const subB = subfieldsOf(schema, doc, cache, b, tb);
     for (const [name, fa] of subA) {
       for (const x of fa) {
         for (const y of subB.get(name) ?? []) {
-          const reason = conflict(schema, doc, exclusive, x, y);
+          const reason = conflict(schema, doc, cache, exclusive, x, y);
           if (reason !== null) return `subfields ${goQuote(name)} conflict because ${reason}`;
         }
       }

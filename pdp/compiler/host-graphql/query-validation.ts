@@ -35,7 +35,7 @@ import {
   type VariableDefinition,
 } from "./ast";
 import { GraphQLError, goQuote, type Position } from "./lexer";
-import { fieldConflicts, fieldDefinition, possibleTypes } from "./overlap";
+import { fieldDefinition, firstFieldConflict, possibleTypes } from "./overlap";
 import { isCompatible, type Schema } from "./schema-validation";
 
 /** What a value is expected to be where it stands (gqlparser keeps this on the value itself). */
@@ -53,7 +53,6 @@ const isComposite = (d: Definition): boolean => d.Kind === "OBJECT" || d.Kind ==
 const isInput = (d: Definition): boolean => d.Kind === "SCALAR" || d.Kind === "ENUM" || d.Kind === "INPUT_OBJECT";
 
 class QueryValidator {
-  readonly errors: GraphQLError[] = [];
   private operation: OperationDefinition | null = null;
   private usedVariables = new Set<VariableDefinition>();
   /** Fragments already walked into during the current walk (gqlparser's guard against cycles). */
@@ -66,8 +65,14 @@ class QueryValidator {
     private readonly doc: QueryDocument,
   ) {}
 
-  private error(pos: Position | undefined, msg: string): void {
-    this.errors.push(new GraphQLError(msg, pos));
+  /**
+   * The first error ends the walk: it is the one gqlparser reports first
+   * (rules run in walk order), and going on after it only costs time (an
+   * attacker's query with thousands of conflicting fields would otherwise
+   * have every pair reported).
+   */
+  private error(pos: Position | undefined, msg: string): never {
+    throw new GraphQLError(msg, pos);
   }
 
   private fragment(name: string): FragmentDefinition | undefined {
@@ -155,7 +160,8 @@ class QueryValidator {
   }
 
   private walkSelectionSet(parent: Definition | undefined, set: Selection[] | null): void {
-    for (const msg of fieldConflicts(this.schema, this.doc, parent, set)) this.error(msg.pos, msg.text);
+    const conflict = firstFieldConflict(this.schema, this.doc, parent, set);
+    if (conflict !== null) this.error(conflict.pos, conflict.text);
     for (const sel of set ?? []) this.walkSelection(parent, sel);
   }
 
@@ -408,7 +414,5 @@ function valueString(v: Value): string {
 
 /** gqlparser's Validate: throws the first error the rules find. */
 export function validateQuery(schema: Schema, doc: QueryDocument): void {
-  const v = new QueryValidator(schema, doc);
-  v.run();
-  if (v.errors.length > 0) throw v.errors[0];
+  new QueryValidator(schema, doc).run();
 }

@@ -183,6 +183,15 @@ describe("graphql.is_valid", () => {
     expect(await p("p := graphql.is_valid(input.q, input.s)", { q: 1, s: SCHEMA })).toBe(false);
   });
 
+  test("repeated fields: identical copies merge, a differing one among thousands still conflicts", async () => {
+    const rule = "p := graphql.is_valid(input.q, input.s)";
+    const copies = (n: number, field: string): string => Array.from({ length: n }, () => field).join(" ");
+    expect(await p(rule, { q: `{ ${copies(2000, "hero { name }")} }`, s: SCHEMA })).toBe(true);
+    expect(await p(rule, { q: `{ ${copies(2000, "hero { name }")} hero: droid(id: 1) { name } }`, s: SCHEMA })).toBe(false);
+    expect(await p(rule, { q: `{ ${copies(1000, "hero { name }")} hero { name: id } }`, s: SCHEMA })).toBe(false);
+    expect(await p(rule, { q: `{ ${copies(1000, "x: hero(episode: JEDI) { id }")} x: hero(episode: EMPIRE) { id } }`, s: SCHEMA })).toBe(false);
+  });
+
   test("validation errors are worded as gqlparser words them", () => {
     const schema = buildSchema(parseSchema(SCHEMA));
     expect(() => validateQuery(schema, parseQuery("{ droid { name } }"))).toThrow('Field "droid" argument "id" of type "ID!" is required, but it was not provided.');
