@@ -116,26 +116,23 @@ export class SchemaParser extends Parser {
   }
 
   private argumentDefinitions(): ArgumentDefinition[] | null {
-    return this.some("(", ")", () => {
-      const Position = this.peekPos();
-      const Description = this.description();
-      const Name = this.name();
-      this.expect(":");
-      const Type = this.typeReference();
-      const DefaultValue = this.skip("=") ? this.valueLiteral(true) : null;
-      return { Description, Name, DefaultValue, Type, Directives: this.directives(true), Position };
-    });
+    return this.some("(", ")", () => this.inputValue());
   }
 
-  /** An input object's field: no arguments, maybe a default value. */
+  /** An input object's field: an input value, so no arguments. */
   private inputValueDefinition(): FieldDefinition {
+    return { ...this.inputValue(), Arguments: null };
+  }
+
+  /** `"description" name: Type = default @directives`, as arguments and input fields are written. */
+  private inputValue(): ArgumentDefinition {
     const Position = this.peekPos();
     const Description = this.description();
     const Name = this.name();
     this.expect(":");
     const Type = this.typeReference();
     const DefaultValue = this.skip("=") ? this.valueLiteral(true) : null;
-    return { Description, Name, Arguments: null, DefaultValue, Type, Directives: this.directives(true), Position };
+    return { Description, Name, DefaultValue, Type, Directives: this.directives(true), Position };
   }
 
   private enumValueDefinition(): EnumValueDefinition {

@@ -8,20 +8,10 @@
  * checked against Go's encoding/json of crypto/x509's structures.
  */
 import { generateKeyPairSync, type KeyExportOptions, type KeyObject } from "crypto";
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../pdp/compiler";
-import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+import { hostValueOf } from "./evaluate-rego";
 
-/** The value of p for input, or undefined when p is undefined. */
-async function p(rule: string, input: unknown = {}): Promise<unknown> {
-  const wasm = compile([{ file: "t.rego", source: `package t\n${rule}` }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const clock = new EvaluationClock();
-  const policy = await loadPolicy(wasm, undefined, clock.builtins());
-  policy.setData({});
-  clock.tick();
-  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
-  return r.length === 0 ? undefined : r[0]!.x;
-}
+const p = hostValueOf;
 
 const ROOT = "-----BEGIN CERTIFICATE-----\nMIIBgzCCASmgAwIBAgIUUp6kctf/oIpzWfUaMVaDP+IG7NowCgYIKoZIzj0EAwIw\nDzENMAsGA1UEAwwEUm9vdDAeFw0yNjExMjEyMDQ0MTdaFw0yNjEyMDEyMDQ0MTda\nMA8xDTALBgNVBAMMBFJvb3QwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQyJ7Pm\nzeH3xkiqPws6bdpsHjc8Kbz3xVRHL0NHe1j2x81gVQGbidyiBaKkS0+OXXVHCT05\nXbbB03PQX2Ug5uKSo2MwYTAdBgNVHQ4EFgQUJOMCaaDK/pc328eVLr6GlHosvVww\nHwYDVR0jBBgwFoAUJOMCaaDK/pc328eVLr6GlHosvVwwDwYDVR0TAQH/BAUwAwEB\n/zAOBgNVHQ8BAf8EBAMCAgQwCgYIKoZIzj0EAwIDSAAwRQIhAMvYBDgt8qTNPSWz\nQyjXtyLxz3yuY3ZHwfGPZV/9ulcHAiA1P0Yjma3P0XnuW6QjzUAU4CayZbcSjqsX\nRhiFkkdi/w==\n-----END CERTIFICATE-----\n";
 const INTER = "-----BEGIN CERTIFICATE-----\nMIIBgzCCASqgAwIBAgIUPmuc4l2zjdigGMi7nPPKrP3PV8IwCgYIKoZIzj0EAwIw\nDzENMAsGA1UEAwwEUm9vdDAeFw0yNjExMjEyMDQ0MTdaFw0yNjExMjYyMDQ0MTda\nMBAxDjAMBgNVBAMMBUludGVyMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEMZum\n4cHsxeII9mmDMMtCEFbrpEahvixVONuIGHrZJh/8XuRHED5rc6cwiqTDek5L/Sb3\n0Fd9rf+V/YhHKIXQx6NjMGEwDwYDVR0TAQH/BAUwAwEB/zAOBgNVHQ8BAf8EBAMC\nAgQwHQYDVR0OBBYEFJ++Nk2xCuPtexbUT/qP0raJ9dMgMB8GA1UdIwQYMBaAFCTj\nAmmgyv6XN9vHlS6+hpR6LL1cMAoGCCqGSM49BAMCA0cAMEQCIHKwr4KF0x0xrRWH\nZC4rs+c4maCh3+nkG2txHrsxvvkBAiB9U14RZB4jS7XCg7JpmFEJhF8xAddygvD2\nwd4eoHQ9cg==\n-----END CERTIFICATE-----\n";

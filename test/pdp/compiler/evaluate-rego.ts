@@ -4,6 +4,7 @@
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../pdp/compiler";
+import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
 
 /** The query's result set (`[]` when undefined) for `input`. */
 export async function resultSet(source: string, input: unknown = {}, query = "x = data.t.p"): Promise<Array<Record<string, unknown>>> {
@@ -17,4 +18,21 @@ export async function resultSet(source: string, input: unknown = {}, query = "x 
 export async function valueOfX(source: string, input: unknown = {}): Promise<unknown> {
   const result = await resultSet(source, input);
   return result.length ? result[0].x : undefined;
+}
+
+/**
+ * `x` of `x = data.t.p` for `package t` plus `rule`, with the builtins our
+ * hosts supply (EvaluationClock.builtins(): JWT, X.509, GraphQL, ...), or
+ * undefined; `nowMs` fixes the evaluation's clock (time.now_ns, decode_verify).
+ */
+export async function hostValueOf(rule: string, input: unknown = {}, nowMs?: number): Promise<unknown> {
+  const wasm = compile([{ file: "t.rego", source: `package t\n${rule}` }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
+  const clock = new EvaluationClock();
+  const policy = await loadPolicy(wasm, undefined, clock.builtins());
+  policy.setData({});
+  const now = nowMs === undefined ? undefined : jest.spyOn(Date, "now").mockReturnValue(nowMs);
+  clock.tick();
+  now?.mockRestore();
+  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
+  return r.length === 0 ? undefined : r[0]!.x;
 }

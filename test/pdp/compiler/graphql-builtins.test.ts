@@ -5,24 +5,13 @@
  * policies run as real Wasm through the SDK; OPA's builtin errors make the
  * call undefined. Error wording (gqlparser's) is checked on the modules.
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
-import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+import { hostValueOf } from "./evaluate-rego";
 import { parseQuery } from "../../../pdp/compiler/host-graphql/parser";
 import { parseSchema } from "../../../pdp/compiler/host-graphql/schema-parser";
 import { buildSchema } from "../../../pdp/compiler/host-graphql/schema-validation";
 import { validateQuery } from "../../../pdp/compiler/host-graphql/query-validation";
 
-/** The value of p for input, or undefined when p is undefined. */
-async function p(rule: string, input: unknown = {}): Promise<unknown> {
-  const wasm = compile([{ file: "t.rego", source: `package t\n${rule}` }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const clock = new EvaluationClock();
-  const policy = await loadPolicy(wasm, undefined, clock.builtins());
-  policy.setData({});
-  clock.tick();
-  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
-  return r.length === 0 ? undefined : r[0]!.x;
-}
+const p = hostValueOf;
 
 const SCHEMA = `
   type Query { hero(episode: Episode): Character, droid(id: ID!): Droid }

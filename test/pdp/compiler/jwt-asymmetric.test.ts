@@ -6,22 +6,9 @@
  * OPA's builtin errors make the call undefined, as for native builtins.
  */
 import { createHmac, generateKeyPairSync, sign, constants, type KeyObject } from "crypto";
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
-import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+import { hostValueOf } from "./evaluate-rego";
 
-/** The value of p for input, or undefined when p is undefined; nowMs fixes the evaluation's clock. */
-async function p(rule: string, input: unknown, nowMs?: number): Promise<unknown> {
-  const wasm = compile([{ file: "t.rego", source: `package t\n${rule}` }], { entrypoints: [{ name: "q", query: "x = data.t.p" }] }).wasm;
-  const clock = new EvaluationClock();
-  const policy = await loadPolicy(wasm, undefined, clock.builtins());
-  policy.setData({});
-  const now = nowMs === undefined ? undefined : jest.spyOn(Date, "now").mockReturnValue(nowMs);
-  clock.tick();
-  now?.mockRestore();
-  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
-  return r.length === 0 ? undefined : r[0]!.x;
-}
+const p = hostValueOf;
 
 const b64url = (s: string | Buffer): string => Buffer.from(s).toString("base64url");
 
