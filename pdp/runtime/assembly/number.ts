@@ -20,7 +20,8 @@ import { NumV } from "./value";
 import { exactF64, compareDecimalToF64 } from "./decimal";
 
 /** Largest integer below which every integer is exact in f64 (2^53). */
-const EXACT_INT: f64 = 9007199254740992.0;
+/** 2^53: below it every integer is an exact f64 (and its arithmetic too). */
+export const EXACT_INT: f64 = 9007199254740992.0;
 
 /** Formats a number as JSON/Rego text. Non-finite values (never produced by parsing) print as null. */
 export function formatNumber(n: NumV): string {

@@ -7,6 +7,7 @@
  * sum/product stay exact on integers of any size (see numbers.ts).
  */
 import { Value, ArrV, NumV, num, boolV, compare, sortValues, asArr, asSet, asObj, asStr, asNum, asBool, TRUE, T_ARRAY, T_SET, T_OBJECT, T_STRING, T_NUMBER, T_BOOLEAN } from "../value";
+import { EXACT_INT } from "../number";
 import { numResult, bigOf, bigAdd, bigMul, bigToValue } from "./numbers";
 
 /** Elements of an array or set, or null for any other value. */
@@ -70,7 +71,7 @@ function accumulate(a: Value | null, mul: bool): Value | null {
     if (v.kind != T_NUMBER) return null;
     const n = asNum(v);
     acc = mul ? acc * n.value : acc + n.value;
-    if (n.text !== null || !(Math.abs(n.value) < 9007199254740992.0) || !(Math.abs(acc) < 9007199254740992.0)) inexact = true;
+    if (n.text !== null || !(Math.abs(n.value) < EXACT_INT) || !(Math.abs(acc) < EXACT_INT)) inexact = true;
   }
   if (!inexact) return numResult(acc);
   let big = bigOf(new NumV(mul ? 1 : 0))!;

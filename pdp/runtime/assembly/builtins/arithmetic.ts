@@ -9,12 +9,10 @@
  * (big-integer fallback in numbers.ts), as OPA keeps them.
  */
 import { Value, NumV, SetV, ArrV, num, asSet, asNum, asStr, asBool, T_SET, T_NULL, T_BOOLEAN, T_NUMBER, T_STRING } from "../value";
-import { parseNumberText } from "../number";
+import { EXACT_INT as EXACT, parseNumberText } from "../number";
 import { numberOf, isIntegral, isIntValue, numResult, BigInt, bigOf, bigToValue, bigAdd, bigNeg, bigMul, bigQuoRem, bigFromDigits, mayBeInexact } from "./numbers";
 import { decOf, decIsInt, decIntDigits } from "./format";
 
-/** 2^53: below it every integer is an exact f64. */
-const EXACT: f64 = 9007199254740992.0;
 
 const OP_ADD = 0;
 const OP_SUB = 1;

@@ -104,11 +104,16 @@ export function decode64(s: string, url: bool): Array<u8> | null {
  * bytes, hence UTF-8. Null on corrupt input.
  */
 export function decodeBase64Url(s: string): Array<u8> | null {
+  return decodePaddingImplied(s, true);
+}
+
+/** Base64 in either alphabet whose missing '=' padding is implied (RFC 7515 appendix C); null on corrupt input. */
+export function decodePaddingImplied(s: string, url: bool): Array<u8> | null {
   if (!s.endsWith("=")) {
     const r = utf8Bytes(s).length % 4;
     if (r == 1) return null;
     if (r == 2) s += "==";
     else if (r == 3) s += "=";
   }
-  return decode64(s, true);
+  return decode64(s, url);
 }

@@ -13,7 +13,7 @@
  */
 
 import { NumV } from "../value";
-import { formatF64 } from "../number";
+import { EXACT_INT, formatF64 } from "../number";
 
 /** value = 0.d[0]d[1]... x 10^dp; digits are 0..9, no trailing zeros; nd == 0 means zero. */
 export class Dec {
@@ -156,7 +156,7 @@ export function decOf(n: NumV): Dec {
     const d = decFromText(t);
     if (d !== null) return d;
   }
-  if (Math.abs(n.value) >= 9007199254740992.0) return shortestDec(n.value);
+  if (Math.abs(n.value) >= EXACT_INT) return shortestDec(n.value);
   return decFromF64(n.value);
 }
 

@@ -10,7 +10,7 @@
 import { Value, ArrV, StrV, T_ARRAY, T_OBJECT, T_STRING, asArr, asObj, asStr, boolV } from "../value";
 import { parseJson } from "../json";
 import { strArg, utf8Bytes, decodeUtf8Lossy } from "./text";
-import { decode64, decodeBase64Url, encodeBase64 } from "./base64";
+import { decodeBase64Url, decodePaddingImplied, encodeBase64 } from "./base64";
 import { bi_json_marshal } from "./json";
 import { Digest, constantTimeEqual, hexOf, hmac, sha256, sha384, sha512 } from "./digest";
 
@@ -103,14 +103,7 @@ export function bi_io_jwt_verify_hs512(jwt: Value | null, secret: Value | null):
  * corrupt input.
  */
 function decodeKeyBytes(s: string): Array<u8> | null {
-  const url = s.indexOf("+") < 0 && s.indexOf("/") < 0;
-  if (!s.endsWith("=")) {
-    const r = utf8Bytes(s).length % 4;
-    if (r == 1) return null;
-    if (r == 2) s += "==";
-    else if (r == 3) s += "=";
-  }
-  return decode64(s, url);
+  return decodePaddingImplied(s, s.indexOf("+") < 0 && s.indexOf("/") < 0);
 }
 
 /**

@@ -10,7 +10,7 @@
  * f64 cannot hold exactly go through the small big-integer type below.
  */
 import { Value, NumV, num, asNum, T_NUMBER } from "../value";
-import { parseNumberText } from "../number";
+import { EXACT_INT as EXACT, parseNumberText } from "../number";
 import { decOf, decIsInt, decIntDigits } from "./format";
 
 /** The number value behind v, or null when v is not a number. */
@@ -46,7 +46,6 @@ export function numResult(f: f64): Value | null {
 // honour. Ordinary numbers never get here: no allocation on the f64 path.
 
 const BASE: u64 = 1000000000;
-const EXACT: f64 = 9007199254740992.0; // 2^53
 
 export class BigInt {
   constructor(public neg: bool, public mag: Array<u32>) {}
