@@ -23,7 +23,6 @@ import { messageOf, PdpError } from "./errors";
 import type { BundleRef, PolicyEvaluator } from "./types";
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
 
 /** The SDK's default initial memory (the linker keeps static data within it). */
 const SDK_INITIAL_PAGES = 5;
@@ -274,11 +273,17 @@ class DirectEval {
     return JSON.parse(this.readText(e.opa_json_dump(e.opa_eval_ctx_get_result(ctx))));
   }
 
+  /** A Buffer over the module's memory, made again only when the memory grew (growing replaces mem.buffer). */
+  private bytes: Buffer | null = null;
+
   /** The NUL-terminated text at `at` (memory may have grown during evaluation). */
   private readText(at: number): string {
-    const memory = new Uint8Array(this.p.mem.buffer);
+    const buffer = this.p.mem.buffer;
+    let bytes = this.bytes;
+    if (bytes === null || bytes.buffer !== buffer) bytes = this.bytes = Buffer.from(buffer);
     const start = at >>> 0; // an i32 address read as unsigned
-    return utf8Decoder.decode(memory.subarray(start, memory.indexOf(0, start)));
+    // Buffer's native NUL search and UTF-8 slice: half the time of a typed-array view, indexOf and a TextDecoder.
+    return bytes.toString("utf8", start, bytes.indexOf(0, start));
   }
 
   private reserve(end: number): void {

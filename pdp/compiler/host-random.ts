@@ -28,8 +28,10 @@ export class EvaluationRandom {
 
   /** Forgets every answer: the next evaluation draws afresh. */
   reset(): void {
-    this.ints.clear();
-    this.uuids.clear();
+    // Map#clear allocates a fresh table even for an empty map, and this runs
+    // before every evaluation while nearly none of them draws a number.
+    if (this.ints.size > 0) this.ints.clear();
+    if (this.uuids.size > 0) this.uuids.clear();
   }
 
   builtins(): Record<string, (...args: unknown[]) => unknown> {
