@@ -227,17 +227,17 @@ class DirectEval {
   evaluate(entrypoint: number, input: unknown, texts?: RawTexts): unknown {
     if (input instanceof ArrayBuffer && this.hasContextPath) return this.evaluateParsed(entrypoint, input);
     this.parsed = null;
-    const { mem, dataHeapPtr: at } = this.p;
+    const at = this.p.dataHeapPtr;
     let length = 0;
     if (input instanceof ArrayBuffer) {
       this.reserve(at + input.byteLength);
-      new Uint8Array(mem.buffer).set(new Uint8Array(input), at);
+      this.memory().set(new Uint8Array(input), at);
       length = input.byteLength;
     } else if (input !== undefined) {
       const text = JSON.stringify(input);
       const room = text.length * 3; // the most UTF-8 bytes a UTF-16 string can need
       this.reserve(at + room);
-      const { read, written } = utf8.encodeInto(text, new Uint8Array(mem.buffer, at, room));
+      const { read, written } = utf8.encodeInto(text, this.memory().subarray(at, at + room));
       // Never evaluate a truncated (or empty) input: that could turn a deny into an allow.
       if (read !== text.length) throw new Error(`input of ${text.length} characters not copied into policy memory (${read} were)`);
       length = written;
@@ -254,7 +254,7 @@ class DirectEval {
       this.parsed = null;
       e.opa_heap_ptr_set(this.p.dataHeapPtr); // frees the previous evaluation, as the fast path does
       const at = e.opa_malloc(input.byteLength);
-      new Uint8Array(this.p.mem.buffer).set(new Uint8Array(input), at);
+      this.memory().set(new Uint8Array(input), at);
       const value = e.opa_json_parse(at, input.byteLength);
       if (value === 0) throw new Error("invalid input: not JSON");
       this.parsed = { input, value };
@@ -276,11 +276,16 @@ class DirectEval {
   /** A Buffer over the module's memory, made again only when the memory grew (growing replaces mem.buffer). */
   private bytes: Buffer | null = null;
 
+  /** The module's memory as it is now: every read and write goes through this one view. */
+  private memory(): Buffer {
+    const buffer = this.p.mem.buffer;
+    if (this.bytes === null || this.bytes.buffer !== buffer) this.bytes = Buffer.from(buffer);
+    return this.bytes;
+  }
+
   /** The NUL-terminated text at `at` (memory may have grown during evaluation). */
   private readText(at: number): string {
-    const buffer = this.p.mem.buffer;
-    let bytes = this.bytes;
-    if (bytes === null || bytes.buffer !== buffer) bytes = this.bytes = Buffer.from(buffer);
+    const bytes = this.memory();
     const start = at >>> 0; // an i32 address read as unsigned
     // Buffer's native NUL search and UTF-8 slice: half the time of a typed-array view, indexOf and a TextDecoder.
     return bytes.toString("utf8", start, bytes.indexOf(0, start));
