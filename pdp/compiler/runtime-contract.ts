@@ -34,6 +34,8 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_number_int: { params: ["i32"], result: "i32", doc: "number from a 32-bit integer" },
   rt_number_ref: { params: ["i32", "i32"], result: "i32", doc: "number from its literal text (UTF-8 ptr, len)" },
   rt_string: { params: ["i32", "i32"], result: "i32", doc: "string from UTF-8 bytes (ptr, len); copies nothing it does not need" },
+  rt_string_const: { params: ["i32", "i32"], result: "i32", doc: "rt_string for a constant built by the start function: also entered in the intern table the JSON parser reuses" },
+  rt_intern_seal: { params: [], result: null, doc: "end of the start function's constants: the intern table takes no more entries" },
   rt_array_new: { params: ["i32"], result: "i32", doc: "empty array with the given capacity hint" },
   rt_array_append: { params: ["i32", "i32"], result: null, doc: "append value to array" },
   rt_object_new: { params: [], result: "i32", doc: "empty object" },

@@ -12,6 +12,9 @@
  * once after loading, and only ever rewinds to that mark or above), so the
  * constants lie below every rewind point, as the runtime's own static
  * singletons (null, true, false) built by its start function do.
+ * The string constants also fill the runtime's intern table (rt_string_const,
+ * sealed at the end): the JSON parser reuses a constant for an input string
+ * spelled the same instead of allocating one.
  * Constants are never mutated: strings and numbers are immutable values,
  * and the statements that mutate (ArrayAppend, ObjectInsert, SetAdd) only
  * ever target collections made by MakeArray/MakeObject/MakeSet.
@@ -27,7 +30,7 @@ export type Constant =
   | { kind: "int"; value: number }; // small integer
 
 export interface ConstantBuilders {
-  /** Function index of a runtime export (`rt_string`, `rt_number_ref`, `rt_number_int`). */
+  /** Function index of a runtime export (`rt_string_const`, `rt_intern_seal`, `rt_number_ref`, `rt_number_int`). */
   rt(name: string): number;
   /** Address and byte length of Policy.strings[index] in the data segment. */
   string(index: number): { ptr: number; len: number };
@@ -80,10 +83,12 @@ export class ConstantPool {
       if (k.kind === "int") c.i32(k.value).call(b.rt("rt_number_int"));
       else {
         const { ptr, len } = this.texts[i]!;
-        c.i32(ptr).i32(len).call(b.rt(k.kind === "string" ? "rt_string" : "rt_number_ref"));
+        c.i32(ptr).i32(len).call(b.rt(k.kind === "string" ? "rt_string_const" : "rt_number_ref"));
       }
       c.globalSet(this.firstGlobal + i);
     });
+    // Every string constant is in the runtime's intern table now; nothing built later may enter it.
+    c.call(b.rt("rt_intern_seal"));
     // The start function takes no params and returns nothing; the emitter's
     // functions are all `(i32...) -> i32`, so this one is typed by the linker.
     return { params: 0, results: 0, body: encodeFuncBody([], c.finish()) };

@@ -14,8 +14,9 @@
  * are all importable from here.
  */
 
-import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, objectFromPairs, setFromItems, SetV } from "./value";
+import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairs, setFromItems, SetV, valueArrayFrom } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
+import { internedAscii } from "./intern";
 
 export { toJson, toRegoText, dumpJson, dumpRegoText } from "./write";
 
@@ -48,8 +49,41 @@ export function parseBytes(ptr: usize, len: usize, rego: bool): Value | null {
   return p.pos == p.end ? v : null;
 }
 
+/** Slots the parse stack starts with: room for a typical input without growing. */
+const STACK_SLOTS: i32 = 64;
+
 class Parser {
-  constructor(public pos: usize, public end: usize, public rego: bool) {}
+  /**
+   * The elements (for objects: key, value, key, value...) of the
+   * collections being parsed, innermost last. A collection's own elements
+   * are copied out into arrays of exactly their size when it closes: no
+   * array per collection growing push by push (each growth a copy, and
+   * AssemblyScript's Array constructor fills its 8 spare slots with a
+   * memory.fill, which V8 runs as a call out of Wasm).
+   */
+  private stack: usize;
+  private slots: i32 = STACK_SLOTS;
+  private top: i32 = 0;
+
+  constructor(public pos: usize, public end: usize, public rego: bool) {
+    this.stack = __alloc(<usize>STACK_SLOTS << alignof<usize>());
+  }
+
+  private push(v: Value): void {
+    if (this.top == this.slots) {
+      this.slots <<= 1;
+      this.stack = __realloc(this.stack, <usize>this.slots << alignof<usize>());
+    }
+    store<usize>(this.stack + (<usize>this.top << alignof<usize>()), changetype<usize>(v));
+    this.top++;
+  }
+
+  /** Elements base, base + step, ... below the top, as an array of exactly that many. */
+  private take(base: i32, first: i32, step: i32): Array<Value> {
+    const n = (this.top - base) / step;
+    const from = this.stack + (<usize>(base + first) << alignof<usize>());
+    return valueArrayFrom(from, n, <usize>step << alignof<usize>());
+  }
 
   skipSpace(): void {
     let p = this.pos;
@@ -93,8 +127,7 @@ class Parser {
         return this.array(depth + 1);
       case 0x22: { // "
         this.pos++;
-        const s = this.string();
-        return s === null ? null : new StrV(s);
+        return this.stringValue();
       }
       case 0x60: { // `
         if (!this.rego) return null;
@@ -124,39 +157,41 @@ class Parser {
   }
 
   array(depth: i32): ArrV | null {
-    const items = new Array<Value>();
-    if (this.eat(0x5d)) return new ArrV(items);
-    while (true) {
-      const v = this.value(depth);
-      if (v === null) return null;
-      items.push(v);
-      if (this.eat(0x2c)) {
-        if (this.rego && this.eat(0x5d)) break; // trailing comma
-        continue;
+    const base = this.top;
+    if (!this.eat(0x5d)) {
+      while (true) {
+        const v = this.value(depth);
+        if (v === null) return null;
+        this.push(v);
+        if (this.eat(0x2c)) {
+          if (this.rego && this.eat(0x5d)) break; // trailing comma
+          continue;
+        }
+        if (this.eat(0x5d)) break;
+        return null;
       }
-      if (this.eat(0x5d)) break;
-      return null;
     }
+    const items = this.take(base, 0, 1);
+    this.top = base;
     return new ArrV(items);
   }
 
   /** After `{`: an object, or in Rego mode a set when the first element has no `:`. */
   braces(depth: i32): Value | null {
-    const keys = new Array<Value>();
-    const vals = new Array<Value>();
-    if (this.eat(0x7d)) return objectFromPairs(keys, vals);
+    if (this.eat(0x7d)) return new ObjV(valueArrayFrom(0, 0, 0), valueArrayFrom(0, 0, 0));
     const first = this.value(depth);
     if (first === null) return null;
     if (!this.eat(0x3a)) {
       return this.rego ? this.setRest(first, depth) : null;
     }
     if (!this.rego && first.kind != 4) return null; // JSON keys are strings
+    const base = this.top;
     let key: Value = first;
     while (true) {
       const v = this.value(depth);
       if (v === null) return null;
-      keys.push(key);
-      vals.push(v);
+      this.push(key);
+      this.push(v);
       if (this.eat(0x2c)) {
         if (this.rego && this.eat(0x7d)) break;
         this.skipSpace();
@@ -169,6 +204,9 @@ class Parser {
       if (this.eat(0x7d)) break;
       return null;
     }
+    const keys = this.take(base, 0, 2);
+    const vals = this.take(base, 1, 2);
+    this.top = base;
     return objectFromPairs(keys, vals);
   }
 
@@ -186,8 +224,12 @@ class Parser {
     return setFromItems(items);
   }
 
-  /** After the opening quote: decodes up to and past the closing quote. */
-  string(): string | null {
+  /**
+   * After the opening quote: decodes up to and past the closing quote. A
+   * plain ASCII string that is one of the policy's constants is that
+   * constant (intern.ts): nothing is allocated for it.
+   */
+  stringValue(): StrV | null {
     const start = this.pos;
     const end = this.end;
     let p = start;
@@ -208,10 +250,14 @@ class Parser {
     }
     if (p > end) return null;
     this.pos = p + 1;
-    // Plain ASCII (nearly every key and value): the length is known, so
-    // widen the bytes straight into a string of that size.
-    if (ascii && !escapes) return widenAscii(start, p);
-    return decodeString(start, p, escapes);
+    if (ascii && !escapes) {
+      const constant = internedAscii(start, <i32>(p - start));
+      if (constant !== null) return constant;
+      // The length is known: widen the bytes straight into a string of that size.
+      return new StrV(widenAscii(start, p));
+    }
+    const s = decodeString(start, p, escapes);
+    return s === null ? null : new StrV(s);
   }
 
   /** After the opening backquote: raw bytes up to the closing one. */

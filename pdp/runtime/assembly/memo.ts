@@ -32,11 +32,31 @@ export function resetEvaluationCaches(): void {
   resetRegexCache();
 }
 
+/** Slots a new frame starts with: every rule of a typical policy without growing. */
+const FRAME_SLOTS: i32 = 64;
+
+/**
+ * A frame of n zero slots, zeroed by plain stores: `new Array` and growing
+ * by `length =` each run a memory.fill, which V8 makes a call out of Wasm,
+ * and a frame is made for every evaluation.
+ */
+function newFrame(n: i32): Array<usize> {
+  const bytes = <usize>n << alignof<usize>();
+  const buffer = __rt_new_uninit(bytes, idof<ArrayBuffer>());
+  for (let p = buffer, end = buffer + bytes; p < end; p += 8) store<u64>(p, 0); // bytes is a multiple of 8: n is even
+  const array = __new(offsetof<Array<usize>>(), idof<Array<usize>>());
+  store<usize>(array, buffer, offsetof<ArrayBufferView>("buffer"));
+  store<usize>(array, buffer, offsetof<ArrayBufferView>("dataStart"));
+  store<i32>(array, <i32>bytes, offsetof<ArrayBufferView>("byteLength"));
+  store<i32>(array, n, offsetof<Array<usize>>("length_"));
+  return changetype<Array<usize>>(array);
+}
+
 function stack(): Array<Array<usize>> {
   let f = frames;
   if (f === null) {
     f = new Array<Array<usize>>();
-    f.push(new Array<usize>());
+    f.push(newFrame(FRAME_SLOTS));
     frames = f;
   }
   return f;
@@ -63,15 +83,22 @@ export function rt_memo_get(func: i32): usize {
 /** Memoises value (0 = undefined) for func; rt_memo_get then answers it. */
 export function rt_memo_insert(func: i32, value: usize): void {
   if (func < 0) return;
-  const t = top();
-  // Grow in one step (at least doubling), not one push per missing index:
-  // a policy's func ids run into the hundreds and frames start empty.
-  if (func >= t.length) t.length = max(func + 1, t.length << 1);
+  let t = top();
+  // Grow in one step (at least doubling, kept even), not one slot per
+  // missing index: a policy's func ids run into the hundreds.
+  if (func >= t.length) {
+    const grown = newFrame((max(func + 1, t.length << 1) + 1) & ~1);
+    for (let i = 0; i < t.length; i++) unchecked((grown[i] = t[i]));
+    const f = stack();
+    unchecked((f[f.length - 1] = grown));
+    current = grown;
+    t = grown;
+  }
   unchecked((t[func] = value != 0 ? value : MEMO_UNDEFINED));
 }
 
 export function rt_memo_push(): void {
-  const t = new Array<usize>();
+  const t = newFrame(FRAME_SLOTS);
   stack().push(t);
   current = t;
 }
@@ -80,6 +107,6 @@ export function rt_memo_push(): void {
 export function rt_memo_pop(): void {
   const f = stack();
   if (f.length > 1) f.pop();
-  else unchecked((f[0] = new Array<usize>()));
+  else unchecked((f[0] = newFrame(FRAME_SLOTS)));
   current = unchecked(f[f.length - 1]);
 }

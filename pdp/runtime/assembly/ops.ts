@@ -14,6 +14,7 @@ import {
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
 import { hostAbort } from "./host";
+import { internConstant, sealInterned } from "./intern";
 
 // @ts-ignore: decorator
 @inline function val(addr: usize): Value {
@@ -47,6 +48,18 @@ export function rt_number_ref(ptr: usize, len: usize): usize {
 
 export function rt_string(ptr: usize, len: usize): usize {
   return addr(new StrV(stringFromUtf8(ptr, len)));
+}
+
+/** A string constant, built once by the start function: also entered in the intern table (intern.ts). */
+export function rt_string_const(ptr: usize, len: usize): usize {
+  const v = new StrV(stringFromUtf8(ptr, len));
+  internConstant(v);
+  return addr(v);
+}
+
+/** The start function has built every constant: the intern table is complete. */
+export function rt_intern_seal(): void {
+  sealInterned();
 }
 
 export function rt_array_new(capacity: i32): usize {

@@ -102,8 +102,13 @@ function growMemory(newOffset: usize): void {
   return ((size + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) - BLOCK_OVERHEAD;
 }
 
+// Inlined (here and __rt_new_uninit): every value, array and string a parse
+// or an evaluation makes goes through them, and as calls they cost about as
+// much as the bump itself (measured: parsing a 223-byte input 2.1 -> 1.7 us).
+// __new stays a call: inlining it too grew the module by 19 KB for no
+// measurable gain.
 // @ts-ignore: decorator
-@unsafe @global
+@unsafe @global @inline
 function __alloc(size: usize): usize {
   if (size > BLOCK_MAXSIZE) throw new Error("allocation too large");
   // The host may have set an unaligned heap top (after copying input bytes).
@@ -211,7 +216,7 @@ function __new(size: usize, id: u32): usize {
  * allocates).
  */
 // @ts-ignore: decorator
-@unsafe @global
+@unsafe @global @inline
 function __rt_new_uninit(size: usize, id: u32): usize {
   if (size > OBJECT_MAXSIZE) throw new Error("allocation too large");
   const ptr = __alloc(OBJECT_OVERHEAD + size);

@@ -170,12 +170,31 @@ function findString(sorted: Array<Value>, key: string): i32 {
     const mid = (lo + hi) >>> 1;
     const k = unchecked(sorted[mid]);
     // Kinds first: null, booleans and numbers sort before strings, collections after.
-    const c = k.kind == T_STRING ? compareStrings(changetype<StrV>(k).value, key) : k.kind < T_STRING ? -1 : 1;
+    const c = k.kind == T_STRING ? compareStringsQuick(changetype<StrV>(k).value, key) : k.kind < T_STRING ? -1 : 1;
     if (c < 0) lo = mid + 1;
     else if (c > 0) hi = mid - 1;
     else return mid;
   }
   return -lo - 1;
+}
+
+/**
+ * An array of the n values at from, from + stride, ... (addresses), of
+ * exactly that capacity. Built by hand as AssemblyScript's `__newArray`
+ * does, without its memory.copy and without the Array constructor's
+ * memory.fill of spare slots: V8 runs both as calls out of Wasm, which cost
+ * more than the few stores a small array needs.
+ */
+export function valueArrayFrom(from: usize, n: i32, stride: usize): Array<Value> {
+  const bytes = <usize>n << alignof<usize>();
+  const buffer = __rt_new_uninit(bytes, idof<ArrayBuffer>()); // every slot is written below
+  for (let i: usize = 0, p = from; i < bytes; i += sizeof<usize>(), p += stride) store<usize>(buffer + i, load<usize>(p));
+  const array = __new(offsetof<Array<Value>>(), idof<Array<Value>>());
+  store<usize>(array, buffer, offsetof<ArrayBufferView>("buffer"));
+  store<usize>(array, buffer, offsetof<ArrayBufferView>("dataStart"));
+  store<i32>(array, <i32>bytes, offsetof<ArrayBufferView>("byteLength"));
+  store<i32>(array, n, offsetof<Array<Value>>("length_"));
+  return changetype<Array<Value>>(array);
 }
 
 function insertAt(arr: Array<Value>, at: i32, v: Value): void {
@@ -256,6 +275,21 @@ export function compareStrings(a: string, b: string): i32 {
     if (ca != cb) return codePointOrderUnit(ca) < codePointOrderUnit(cb) ? -1 : 1;
   }
   return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+/**
+ * compareStrings, settled inline when it can be: the same string (input
+ * keys the parser took from the policy's constants meet those constants),
+ * or different first units (most keys a binary search passes on its way).
+ */
+// @ts-ignore: decorator
+@inline function compareStringsQuick(a: string, b: string): i32 {
+  if (changetype<usize>(a) == changetype<usize>(b)) return 0;
+  if (a.length == 0 || b.length == 0) return compareStrings(a, b);
+  const ca = <i32>load<u16>(changetype<usize>(a));
+  const cb = <i32>load<u16>(changetype<usize>(b));
+  if (ca != cb) return codePointOrderUnit(ca) < codePointOrderUnit(cb) ? -1 : 1;
+  return compareStrings(a, b);
 }
 
 /** Rego's total order over values: -1, 0 or 1. */

@@ -1,9 +1,11 @@
 /**
  * Semantics of the evaluation-cost work (their speed is measured by
  * bench/eval-profile.bench.ts, never here): undefined rule values are
- * memoised per evaluation, constants built once per instance survive heap
- * rewinds, and the fast string paths (contains, strings.count, lower/upper,
- * string-keyed lookups) agree with the plain definitions.
+ * memoised per evaluation (frames grow past their first slots), constants
+ * built once per instance survive heap rewinds, input strings the parser
+ * takes from those constants read like any other, the parse stack holds
+ * wide and deep inputs, and the fast string paths (contains, strings.count,
+ * lower/upper, string-keyed lookups) agree with the plain definitions.
  */
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../../pdp/compiler";
@@ -129,4 +131,57 @@ r := [obj.a, obj.ab, obj.abcdefgh, obj.abcdefgi, obj[""], obj[1], obj[null], "ab
     ["t/r"],
   );
   expect(result(policy, {}, "t/r")).toEqual(["A", "AB", "long", "long2", "empty", "one", "null", true, false, true, true, "none"]);
+});
+
+test("input strings spelled like the policy's constants are those constants, across evaluations and data changes", async () => {
+  const policy = await load(
+    `package t
+
+names := {"actor": "A", "route": "R", "member": "M"}
+
+r := {
+	"lookups": [names[k] | some k in input.keys],
+	"keyed": [input.obj.actor, input.obj.route, object.get(input.obj, "member", "none")],
+	"equal": [input.keys[0] == "actor", input.keys[1] == "route", input.keys[2] == "member"],
+	"data": [x | x := data.actor],
+}
+`,
+    ["t/r"],
+  );
+  // Interned (ASCII, short), escaped, non-ASCII and long spellings of the same
+  // or similar strings must all read alike: interning is an identity, never a meaning.
+  const input = {
+    keys: ["actor", "route", "member", "actors", "acto", "Actor"],
+    obj: { route: 2, actor: 1, "memb\u00e9r": 3 },
+  };
+  const want = { lookups: ["A", "R", "M"], keyed: [1, 2, "none"], equal: [true, true, true], data: [] };
+  for (let round = 0; round < 3; round++) {
+    expect(result(policy, input, "t/r")).toEqual(want);
+    // The same text with escapes: not interned, equal all the same.
+    const escaped = new TextEncoder().encode(JSON.stringify(input).replace('"actor"', '"\\u0061ctor"').replace('"route"', '"rout\\u0065"'));
+    expect((policy.evaluate(escaped.buffer, "t/r") as Array<{ result: unknown }>)[0].result).toEqual(want);
+    // New data rewinds the heap below the previous data: the constants (and their table) stay.
+    policy.setData({ actor: `round ${round}`, filler: "z".repeat(50_000) });
+    expect(result(policy, input, "t/r")).toEqual({ ...want, data: [`round ${round}`] });
+    policy.setData({});
+  }
+});
+
+test("inputs with many elements at many depths parse whole (the parse stack grows and unwinds)", async () => {
+  const policy = await load(`package t\n\nr := [count(input.wide), input.wide[999], count(input.obj), input.obj.k150, input.deep, input.mixed]\n`, ["t/r"]);
+  const obj = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i]));
+  let deep: unknown = ["leaf", { a: [1, 2, 3] }];
+  for (let i = 0; i < 200; i++) deep = [i, deep, { i, v: [i] }];
+  const mixed = { b: [[], {}, [{}], { x: [] }], a: [1, { z: 1, y: [2, 3], x: {} }, "s"], c: {} };
+  const wide = Array.from({ length: 1000 }, (_, i) => ({ i, tags: [`t${i}`] }));
+  expect(result(policy, { wide, obj, deep, mixed }, "t/r")).toEqual([1000, { i: 999, tags: ["t999"] }, 300, 150, deep, mixed]);
+});
+
+test("rule values are memoised past a frame's first slots, inside and outside with", async () => {
+  // 150 rules: func ids run well past the 64 slots a memo frame starts with.
+  const rules = Array.from({ length: 150 }, (_, i) => `r${i} := input.base + ${i}`).join("\n");
+  const sum = Array.from({ length: 150 }, (_, i) => `r${i}`).join(", ");
+  const policy = await load(`package t\n\n${rules}\n\nall := [${sum}]\n\nout := [sum(all), sum(all) + count(all), x] if {\n\tx := sum(all) with input.base as 1\n}\n`, ["t/out"]);
+  const total = (base: number) => 150 * base + (149 * 150) / 2;
+  for (const base of [0, 10, -3]) expect(result(policy, { base }, "t/out")).toEqual([total(base), total(base) + 150, total(1)]);
 });
