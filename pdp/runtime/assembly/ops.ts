@@ -10,6 +10,7 @@
 import {
   Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
+  appendValue, valueArrayWithCapacity,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
@@ -63,17 +64,15 @@ export function rt_intern_seal(): void {
 }
 
 export function rt_array_new(capacity: i32): usize {
-  const items = new Array<Value>(capacity > 0 ? capacity : 0);
-  items.length = 0; // keeps the capacity
-  return addr(new ArrV(items));
+  return addr(new ArrV(valueArrayWithCapacity(capacity > 0 ? capacity : 8)));
 }
 
 export function rt_array_append(arr: usize, v: usize): void {
-  asArr(val(arr)).items.push(val(v));
+  appendValue(asArr(val(arr)).items, val(v));
 }
 
 export function rt_object_new(): usize {
-  return addr(new ObjV());
+  return addr(new ObjV(valueArrayWithCapacity(8), valueArrayWithCapacity(8)));
 }
 
 export function rt_object_insert(obj: usize, key: usize, v: usize): void {
@@ -104,7 +103,7 @@ export function rt_object_merge(a: usize, b: usize): usize {
 }
 
 export function rt_set_new(): usize {
-  return addr(new SetV());
+  return addr(new SetV(valueArrayWithCapacity(8)));
 }
 
 export function rt_set_add(set: usize, v: usize): void {

@@ -179,26 +179,58 @@ function findString(sorted: Array<Value>, key: string): i32 {
 }
 
 /**
- * An array of the n values at from, from + stride, ... (addresses), of
- * exactly that capacity. Built by hand as AssemblyScript's `__newArray`
- * does, without its memory.copy and without the Array constructor's
- * memory.fill of spare slots: V8 runs both as calls out of Wasm, which cost
- * more than the few stores a small array needs.
+ * Arrays of values built and grown by hand, as AssemblyScript's `__newArray`
+ * builds them, for the collections every evaluation makes: without the
+ * Array constructor's memory.fill of its spare slots, push's memory.fill
+ * when it grows, or __newArray's memory.copy. V8 runs those as calls out of
+ * Wasm, which cost more than the few stores a small array needs. Slots past
+ * the length are left unwritten: nothing reads them (there is no collector
+ * to scan them, and value arrays only ever shrink by `length =`).
  */
-export function valueArrayFrom(from: usize, n: i32, stride: usize): Array<Value> {
-  const bytes = <usize>n << alignof<usize>();
-  const buffer = __rt_new_uninit(bytes, idof<ArrayBuffer>()); // every slot is written below
-  for (let i: usize = 0, p = from; i < bytes; i += sizeof<usize>(), p += stride) store<usize>(buffer + i, load<usize>(p));
+function valueArray(capacity: i32, length: i32): usize {
+  const buffer = __rt_new_uninit(<usize>capacity << alignof<usize>(), idof<ArrayBuffer>());
   const array = __new(offsetof<Array<Value>>(), idof<Array<Value>>());
   store<usize>(array, buffer, offsetof<ArrayBufferView>("buffer"));
   store<usize>(array, buffer, offsetof<ArrayBufferView>("dataStart"));
-  store<i32>(array, <i32>bytes, offsetof<ArrayBufferView>("byteLength"));
-  store<i32>(array, n, offsetof<Array<Value>>("length_"));
+  store<i32>(array, capacity << alignof<usize>(), offsetof<ArrayBufferView>("byteLength"));
+  store<i32>(array, length, offsetof<Array<Value>>("length_"));
+  return array;
+}
+
+/** An empty array with room for `capacity` values. */
+export function valueArrayWithCapacity(capacity: i32): Array<Value> {
+  return changetype<Array<Value>>(valueArray(capacity, 0));
+}
+
+/** The n values at from, from + stride, ... (addresses), in an array of exactly that capacity. */
+export function valueArrayFrom(from: usize, n: i32, stride: usize): Array<Value> {
+  const array = valueArray(n, n);
+  const data = load<usize>(array, offsetof<ArrayBufferView>("dataStart"));
+  for (let i = 0, p = from; i < n; i++, p += stride) store<usize>(data + (<usize>i << alignof<usize>()), load<usize>(p));
   return changetype<Array<Value>>(array);
 }
 
+/** arr.push(v), growing (doubling, at least 8 slots) by hand. */
+export function appendValue(arr: Array<Value>, v: Value): void {
+  const a = changetype<usize>(arr);
+  const length = load<i32>(a, offsetof<Array<Value>>("length_"));
+  let data = load<usize>(a, offsetof<ArrayBufferView>("dataStart"));
+  const capacity = load<i32>(a, offsetof<ArrayBufferView>("byteLength")) >>> alignof<usize>();
+  if (length >= capacity) {
+    const grown = max(8, capacity << 1);
+    const buffer = __rt_new_uninit(<usize>grown << alignof<usize>(), idof<ArrayBuffer>());
+    for (let i = 0; i < length; i++) store<usize>(buffer + (<usize>i << alignof<usize>()), load<usize>(data + (<usize>i << alignof<usize>())));
+    store<usize>(a, buffer, offsetof<ArrayBufferView>("buffer"));
+    store<usize>(a, buffer, offsetof<ArrayBufferView>("dataStart"));
+    store<i32>(a, grown << alignof<usize>(), offsetof<ArrayBufferView>("byteLength"));
+    data = buffer;
+  }
+  store<usize>(data + (<usize>length << alignof<usize>()), changetype<usize>(v));
+  store<i32>(a, length + 1, offsetof<Array<Value>>("length_"));
+}
+
 function insertAt(arr: Array<Value>, at: i32, v: Value): void {
-  arr.push(v);
+  appendValue(arr, v);
   for (let j = arr.length - 1; j > at; j--) unchecked((arr[j] = arr[j - 1]));
   unchecked((arr[at] = v));
 }
