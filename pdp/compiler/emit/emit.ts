@@ -15,6 +15,7 @@
  */
 import type { Block, Func, Local, Plan, Stmt } from "../plan/ir";
 import type { Constant } from "./constants";
+import { localsRead } from "./locals-read";
 import { Code, type Label } from "./wasm/code";
 import { encodeFuncBody, ValType } from "./wasm/sections";
 
@@ -56,7 +57,7 @@ export function emitFunc(func: Func, ctx: EmitContext): EmittedFunction {
   func.params.forEach((p, i) => {
     if (p !== i) throw new Error(`emit: ${func.name}: params must be locals 0..n-1`);
   });
-  const fe = new FunctionEmitter(func.name, func.locals, func.params.length, ctx, false);
+  const fe = new FunctionEmitter(func.name, func.locals, func.params.length, ctx, false, localsRead(func.blocks).add(func.ret));
   fe.local(func.ret);
   for (const b of func.blocks) fe.block(b);
   fe.code.get(func.ret);
@@ -66,7 +67,7 @@ export function emitFunc(func: Func, ctx: EmitContext): EmittedFunction {
 /** Compiles a plan into `(input, data) -> result set`. */
 export function emitPlan(plan: Plan, ctx: EmitContext): EmittedFunction {
   if (plan.locals < 2) throw new Error(`emit: plan ${plan.name}: needs locals for input and data`);
-  const fe = new FunctionEmitter(plan.name, plan.locals, 2, ctx, true);
+  const fe = new FunctionEmitter(plan.name, plan.locals, 2, ctx, true, localsRead(plan.blocks));
   const rs = fe.resultSet as number;
   fe.code.call(ctx.rt("rt_set_new")).set(rs);
   for (const b of plan.blocks) fe.block(b);
@@ -99,6 +100,8 @@ class FunctionEmitter {
     private readonly params: number,
     private readonly ctx: EmitContext,
     isPlan: boolean,
+    /** Locals some statement reads (locals-read.ts): a Scan binds only those. */
+    private readonly read: Set<Local>,
   ) {
     if (params > irLocals) throw new Error(`emit: ${name}: more params than locals`);
     this.totalLocals = irLocals;
@@ -304,8 +307,10 @@ class FunctionEmitter {
     const done = c.block();
     const next = c.loop();
     c.get(v.index).get(v.count).geS().brIf(done);
-    c.get(v.source).get(v.index).call(this.rt("rt_scan_key")).set(this.local(key));
-    c.get(v.source).get(v.index).call(this.rt("rt_scan_value")).set(this.local(value));
+    const [k, val] = [this.local(key), this.local(value)];
+    // A key or value nothing reads is not made (an array's index would be a new number per element).
+    if (this.read.has(key)) c.get(v.source).get(v.index).call(this.rt("rt_scan_key")).set(k);
+    if (this.read.has(value)) c.get(v.source).get(v.index).call(this.rt("rt_scan_value")).set(val);
     c.get(v.index).i32(1).add().set(v.index);
     this.block(body);
     c.br(next);
