@@ -23,10 +23,46 @@ export interface SqliteSinkOptions {
   onError: ErrorReporter;
 }
 
+/**
+ * Rows per INSERT statement. Each statement costs a fixed share (run, step,
+ * reset, the keep-first trigger's program setup) on top of its rows: one
+ * row per statement took ~16 us a row, fifty ~10 us (measured on an
+ * 800-byte event). Same rows, same triggers and checks, same transaction.
+ */
+const ROWS_PER_STATEMENT = 50;
+const COLUMNS = 9;
+
+/**
+ * INSERT of n rows, positional parameters (binding by name looks up each of
+ * the nine names per row, ~10% of an insert). A duplicate decision_id keeps
+ * the first event: DO NOTHING here, and the store's trigger for any writer.
+ */
+function insertSql(n: number): string {
+  return `INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, event)
+       VALUES ${Array.from({ length: n }, () => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+       ON CONFLICT (decision_id) DO NOTHING`;
+}
+
+/** The row's values at values[at..at + COLUMNS), in insertSql's column order. */
+function bindRow(values: unknown[], at: number, r: DecisionRow): unknown[] {
+  values[at] = r.decision_id;
+  values[at + 1] = r.timestamp;
+  values[at + 2] = r.path;
+  values[at + 3] = r.actor_id;
+  values[at + 4] = r.allowed;
+  values[at + 5] = r.status;
+  values[at + 6] = r.reason;
+  values[at + 7] = r.revision;
+  values[at + 8] = r.event;
+  return values;
+}
+
 export class SqliteSink implements Sink {
   readonly name = "sqlite";
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
+  /** ROWS_PER_STATEMENT rows in one INSERT. */
+  private readonly insertMany: Database.Statement;
   /** Rows, extracted at write time (the event may share objects with the PDP). */
   private readonly queue: BoundedBuffer<DecisionRow>;
   private readonly intervalMs: number;
@@ -42,18 +78,21 @@ export class SqliteSink implements Sink {
 
   constructor(private readonly options: SqliteSinkOptions) {
     this.db = openForAppend(options.file);
-    // Positional parameters: binding by name looks up each of the nine names per row (~10% of an insert here).
-    this.insert = this.db.prepare(
-      `INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, event)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (decision_id) DO NOTHING`,
-    );
+    this.insert = this.db.prepare(insertSql(1));
+    this.insertMany = this.db.prepare(insertSql(ROWS_PER_STATEMENT));
     this.queue = new BoundedBuffer(options.bufferLimit ?? 100_000);
     this.intervalMs = options.flushIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 500;
+    const values: unknown[] = new Array(ROWS_PER_STATEMENT * COLUMNS);
     this.writeBatch = this.db.transaction((rows: DecisionRow[]) => {
       let n = 0;
-      for (const r of rows) n += this.insert.run(r.decision_id, r.timestamp, r.path, r.actor_id, r.allowed, r.status, r.reason, r.revision, r.event).changes;
+      let i = 0;
+      for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
+        for (let k = 0; k < ROWS_PER_STATEMENT; k++) bindRow(values, k * COLUMNS, rows[i + k]);
+        n += this.insertMany.run(values).changes;
+      }
+      const one: unknown[] = new Array(COLUMNS);
+      for (; i < rows.length; i++) n += this.insert.run(bindRow(one, 0, rows[i])).changes;
       return n;
     });
   }

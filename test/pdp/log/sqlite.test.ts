@@ -53,6 +53,27 @@ test("the same decision id twice is kept once (the first event wins)", async () 
   db.close();
 });
 
+test("repeated ids inside one multi-row insert and across batches: each kept once, the first wins, all counted", async () => {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: { file, batchSize: 200 } });
+  const originals = Array.from({ length: 120 }, () => makeRecord());
+  const repeat = (i: number) => ({ ...originals[i], result: DENIED_RESULT });
+  // Repeats of ids earlier in the same 50-row statement (rows 0-49 of the batch),
+  // of the statement before (row 60), and in the single-row tail (rows 100-125).
+  const sequence = [...originals.slice(0, 20), repeat(3), repeat(7), repeat(7), ...originals.slice(20, 57), repeat(49), ...originals.slice(57), repeat(50), repeat(119)];
+  for (const r of sequence) log.record(r);
+  await log.flush();
+  // And of a batch already committed.
+  for (const i of [0, 60]) log.record({ ...originals[i], result: DENIED_RESULT });
+  await log.close();
+  expect(countRows(file)).toEqual({ rows: 120, ids: 120 });
+  expect(log.stats().sinks.sqlite).toEqual({ written: 120, pending: 0, dropped: 0, failures: 0, duplicates: 8 });
+  const db = openForRead(file);
+  const denied = db.prepare("SELECT count(*) AS n FROM decisions WHERE allowed = 0").get() as { n: number };
+  expect(denied.n).toBe(0);
+  db.close();
+});
+
 test("the table is append-only: UPDATE, DELETE and INSERT OR REPLACE are refused", async () => {
   const file = path.join(tempDir(), "decisions.db");
   const log = createDecisionLog({ db: file });
