@@ -49,6 +49,26 @@ describe("JSON parsing", () => {
     expect(rt.json(rt.valueText('"\\/"'))).toBe("/");
   });
 
+  test("strings of every length with a special character at every offset", () => {
+    // Quote and backslash (escaped), a control character (escaped), DEL (plain), non-ASCII:
+    // each at every position of strings up to 20 bytes (plain ASCII is interned or widened
+    // in one step; anything else takes the decoding path).
+    const plain = "abcdefghijklmnopqrstu";
+    for (const special of ['"', "\\", "\n", "\u0001", "\u007f", "é", "😀"]) {
+      for (let len = 0; len <= 20; len++) {
+        for (let at = 0; at <= len; at++) {
+          const value = plain.slice(0, at) + special + plain.slice(at, len);
+          expect(rt.json(rt.valueText(JSON.stringify(value)))).toBe(value);
+        }
+      }
+    }
+    // A raw control character or a missing closing quote is refused wherever it falls.
+    for (let at = 0; at <= 17; at++) {
+      expect(parse(`"${plain.slice(0, at)}\u0001${plain.slice(at, 17)}"`)).toBe(0);
+      expect(parse(`"${plain.slice(0, at)}`)).toBe(0);
+    }
+  });
+
   test("invalid UTF-8 bytes become U+FFFD", () => {
     const bytes = Uint8Array.from([0x22, 0x61, 0xff, 0x62, 0xc3, 0x22]); // "a\xffb\xc3"
     const addr = rt.call("opa_malloc", bytes.length);
