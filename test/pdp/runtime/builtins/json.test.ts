@@ -24,6 +24,18 @@ test("json.marshal", () => {
   expect(call("json.marshal", "1.5")).toBe(q("1.5"));
 });
 
+test("json.marshal copies strings of every length exactly (short copies by hand, long ones in bulk)", () => {
+  // Lengths around the 8-byte steps and the 64-byte switch, with an escape at the start, middle or end.
+  for (let len = 0; len <= 140; len += len < 20 ? 1 : 7) {
+    const plain = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(4).slice(0, len);
+    for (const value of [plain, `<${plain}`, `${plain.slice(0, len >> 1)}"${plain.slice(len >> 1)}`, `${plain}\n`]) {
+      const text = JSON.stringify(value).replace(/</g, "\\u003c");
+      expect(call("json.marshal", q(value))).toBe(q(text));
+      expect(call("json.marshal", `{${q(value)}: [${q(value)}, ${q(plain)}]}`)).toBe(q(`{${text}:[${text},${JSON.stringify(plain)}]}`));
+    }
+  }
+});
+
 test("json.marshal_with_options", () => {
   const v = "[1234567890, 2000000, 1000000000]";
   expect(call("json.marshal_with_options", v, '{"indent": "  "}')).toBe(q("[\n  1234567890,\n  2000000,\n  1000000000\n]"));
