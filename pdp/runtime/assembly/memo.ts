@@ -12,6 +12,7 @@
  * for "computed, undefined", else the value's address.
  */
 import { resetRegexCache } from "./builtins/regex/cache";
+import { arrayOfSlots } from "./value";
 
 /** Innermost frame last; each frame is indexed by func id (0 = no value). */
 let frames: Array<Array<usize>> | null = null;
@@ -41,15 +42,10 @@ const FRAME_SLOTS: i32 = 64;
  * and a frame is made for every evaluation.
  */
 function newFrame(n: i32): Array<usize> {
-  const bytes = <usize>n << alignof<usize>();
-  const buffer = __rt_new_uninit(bytes, idof<ArrayBuffer>());
-  for (let p = buffer, end = buffer + bytes; p < end; p += 8) store<u64>(p, 0); // bytes is a multiple of 8: n is even
-  const array = __new(offsetof<Array<usize>>(), idof<Array<usize>>());
-  store<usize>(array, buffer, offsetof<ArrayBufferView>("buffer"));
-  store<usize>(array, buffer, offsetof<ArrayBufferView>("dataStart"));
-  store<i32>(array, <i32>bytes, offsetof<ArrayBufferView>("byteLength"));
-  store<i32>(array, n, offsetof<Array<usize>>("length_"));
-  return changetype<Array<usize>>(array);
+  const frame = changetype<Array<usize>>(arrayOfSlots<usize>(n, n));
+  const data = frame.dataStart;
+  for (let p = data, end = data + (<usize>n << alignof<usize>()); p < end; p += 8) store<u64>(p, 0); // n is even: whole u64s
+  return frame;
 }
 
 function stack(): Array<Array<usize>> {

@@ -186,15 +186,21 @@ function findString(sorted: Array<Value>, key: string): i32 {
  * Wasm, which cost more than the few stores a small array needs. Slots past
  * the length are left unwritten: nothing reads them (there is no collector
  * to scan them, and value arrays only ever shrink by `length =`).
+ * arrayOfSlots builds any such array (memo frames use it too): its slots are
+ * not written, the caller writes what it reads.
  */
-function valueArray(capacity: i32, length: i32): usize {
-  const buffer = __rt_new_uninit(<usize>capacity << alignof<usize>(), idof<ArrayBuffer>());
-  const array = __new(offsetof<Array<Value>>(), idof<Array<Value>>());
+export function arrayOfSlots<T>(capacity: i32, length: i32): usize {
+  const buffer = __rt_new_uninit(<usize>capacity << alignof<T>(), idof<ArrayBuffer>());
+  const array = __new(offsetof<Array<T>>(), idof<Array<T>>());
   store<usize>(array, buffer, offsetof<ArrayBufferView>("buffer"));
   store<usize>(array, buffer, offsetof<ArrayBufferView>("dataStart"));
-  store<i32>(array, capacity << alignof<usize>(), offsetof<ArrayBufferView>("byteLength"));
-  store<i32>(array, length, offsetof<Array<Value>>("length_"));
+  store<i32>(array, capacity << alignof<T>(), offsetof<ArrayBufferView>("byteLength"));
+  store<i32>(array, length, offsetof<Array<T>>("length_"));
   return array;
+}
+
+function valueArray(capacity: i32, length: i32): usize {
+  return arrayOfSlots<Value>(capacity, length);
 }
 
 /** An empty array with room for `capacity` values. */
