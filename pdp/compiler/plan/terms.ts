@@ -68,22 +68,36 @@ export function planTerm(ctx: Ctx, t: Term, k: K): void {
       fb.nested(() => planBody(ctx, t.body, () => planTerm(ctx, t.term, (v) => fb.emit({ type: "ArrayAppend", array: a, value: v }))));
       return k(a);
     }
+    // Set and object comprehensions collect into arrays and sort once at the end
+    // (rt_set_from_array, rt_object_from_arrays_once): inserting element by element
+    // into the sorted set/object shifts it each time, n^2 for n elements (an input
+    // array of a thousand names took milliseconds). Nothing reads the collection
+    // before the comprehension ends, so only the cost changes.
     case "setcompr": {
+      const a = fb.newLocal();
+      fb.emit({ type: "MakeArray", capacity: 0, target: a });
+      fb.nested(() => planBody(ctx, t.body, () => planTerm(ctx, t.term, (v) => fb.emit({ type: "ArrayAppend", array: a, value: v }))));
       const s = fb.newLocal();
-      fb.emit({ type: "MakeSet", target: s });
-      fb.nested(() => planBody(ctx, t.body, () => planTerm(ctx, t.term, (v) => fb.emit({ type: "SetAdd", set: s, value: v }))));
+      fb.emit({ type: "Call", func: "rt_set_from_array", args: [a], result: s });
       return k(s);
     }
     case "objectcompr": {
-      const o = fb.newLocal();
-      fb.emit({ type: "MakeObject", target: o });
+      const keys = fb.newLocal();
+      const vals = fb.newLocal();
+      fb.emit({ type: "MakeArray", capacity: 0, target: keys });
+      fb.emit({ type: "MakeArray", capacity: 0, target: vals });
       fb.nested(() =>
         planBody(ctx, t.body, () =>
           planTerm(ctx, t.key, (kl) =>
-            planTerm(ctx, t.value, (vl) => fb.emit({ type: "ObjectInsertOnce", object: o, key: kl, value: vl })),
+            planTerm(ctx, t.value, (vl) => {
+              fb.emit({ type: "ArrayAppend", array: keys, value: kl });
+              fb.emit({ type: "ArrayAppend", array: vals, value: vl });
+            }),
           ),
         ),
       );
+      const o = fb.newLocal();
+      fb.emit({ type: "Call", func: "rt_object_from_arrays_once", args: [keys, vals], result: o });
       return k(o);
     }
     case "call":

@@ -10,7 +10,7 @@
 import {
   Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
-  appendValue, valueArrayWithCapacity,
+  appendValue, valueArrayWithCapacity, setFromItems, objectFromPairsOnce,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
@@ -104,6 +104,27 @@ export function rt_object_merge(a: usize, b: usize): usize {
 
 export function rt_set_new(): usize {
   return addr(new SetV(valueArrayWithCapacity(8)));
+}
+
+/** The set of an array's elements: a set comprehension's result, collected as an array first (sorted once, not per element). */
+export function rt_set_from_array(arr: usize): usize {
+  const items = asArr(val(arr)).items;
+  if (items.length > 8) return addr(setFromItems(items));
+  // A few elements: inserted one by one, without the sort's index arrays.
+  const set = new SetV(valueArrayWithCapacity(items.length));
+  for (let i = 0; i < items.length; i++) set.add(unchecked(items[i]));
+  return addr(set);
+}
+
+/**
+ * The object of keys[i] -> vals[i] (two arrays of one length): an object
+ * comprehension's result, collected first and sorted once. A key given
+ * twice with different values aborts, as ObjectInsertOnce does.
+ */
+export function rt_object_from_arrays_once(keys: usize, vals: usize): usize {
+  const o = objectFromPairsOnce(asArr(val(keys)).items, asArr(val(vals)).items);
+  if (changetype<usize>(o) == 0) hostAbort("eval_conflict_error: object keys must be unique");
+  return addr(o);
 }
 
 export function rt_set_add(set: usize, v: usize): void {

@@ -119,3 +119,43 @@ test("`data` is the whole virtual document, also under `with data...`", async ()
     /rego_recursion_error: rule data.a.all is recursive/,
   );
 });
+
+test("set and object comprehensions of any size, in any order, with repeats: collected, then sorted once", async () => {
+  const m = [
+    `package t
+s := {x | some x in input.xs}
+o := {k: v | some k, v in input.obj}
+pairs := {k: count([1 | some y in input.xs; y == k]) | some k in input.xs}
+bad := {k: x | some x in input.nums; k := x % 3}
+same := {k: k | some x in input.nums; k := x % 3}`,
+  ];
+  for (const n of [0, 1, 5, 8, 9, 40, 1500]) {
+    // Names out of order (f10 < f2), each given twice, numbers and arrays mixed in.
+    const names = Array.from({ length: n }, (_, i) => `f${(i * 7919) % Math.max(n, 1)}`);
+    const xs = [...names, ...names.slice(0, n >> 1), ...(n > 0 ? [3, 1, [2], null, true] : [])];
+    const obj = Object.fromEntries(names.map((k, i) => [k, i % 5]));
+    const sortRego = (vs: unknown[]) => [...new Set(vs.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v) as unknown);
+    const [{ x: s }] = (await run(m, "data.t.s = x", { input: { xs } })) as Array<{ x: unknown[] }>;
+    // Rego's order: null < booleans < numbers < strings < arrays; strings by code point.
+    const want = sortRego(xs).sort((a, b) => rank(a) - rank(b) || (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a > b ? 1 : 0) : (a as number) - (b as number)));
+    expect(s).toEqual(want);
+    expect(await run(m, "data.t.o = x", { input: { obj } })).toEqual([{ x: obj }]);
+    if (n <= 40) {
+      const counts = Object.fromEntries(xs.filter((v): v is string => typeof v === "string").map((k) => [k, xs.filter((y) => y === k).length]));
+      expect(await run(m, "data.t.pairs = x", { input: { xs: xs.filter((v) => typeof v === "string") } })).toEqual([{ x: counts }]);
+    }
+  }
+  // A key given twice with different values is a conflict, wherever the repeat falls; equal values are one entry.
+  const nums = Array.from({ length: 300 }, (_, i) => i);
+  await expect(run(m, "data.t.bad = x", { input: { nums } })).rejects.toThrow(/object keys must be unique/);
+  await expect(run(m, "data.t.bad = x", { input: { nums: [4, 1] } })).rejects.toThrow(/object keys must be unique/);
+  expect(await run(m, "data.t.same = x", { input: { nums } })).toEqual([{ x: { 0: 0, 1: 1, 2: 2 } }]);
+});
+
+function rank(v: unknown): number {
+  if (v === null) return 0;
+  if (typeof v === "boolean") return 1;
+  if (typeof v === "number") return 2;
+  if (typeof v === "string") return 3;
+  return 4;
+}
