@@ -27,7 +27,7 @@ package portcullis
 workflow_denials contains "refund_reason_required" if {
 	input.route.id == "invoices.refund"
 	grant_role == "support"
-	not "reason" in submitted_fields
+	not "reason" in input.fields.submitted
 }
 
 # Separation of duties needs the invoice's owner, which the API locates

@@ -58,6 +58,8 @@ export interface Harness {
   /** The export runner the app hands jobs to (resumed at start, stopped by close). */
   exportRunner: ExportRunner;
   dir: string;
+  /** The decision log (SQLite at dir/decisions.db): flush() before reading it. */
+  log: ManagedDecisionLog;
   logs: Array<Record<string, unknown>>;
   keyFile: string;
   /** A valid token for a user. */
@@ -113,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     deps,
     exportRunner,
     dir,
+    log,
     logs,
     keyFile,
     token,

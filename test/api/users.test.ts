@@ -4,7 +4,10 @@
  * protected fields, admin-only routes for normal users, a second tenant.
  * Refused attacks re-read the rows to prove nothing was persisted.
  */
+import * as path from "node:path";
 import request from "supertest";
+import { openForRead } from "../../pdp/log/store";
+import { queryDecisions } from "../../pdp/log/query";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 let h: Harness;
@@ -60,6 +63,24 @@ describe("own profile", () => {
     }
     expect(row("u_alice")).toEqual(before);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+
+  test("a body of a thousand field names fitting the size limit, writable ones first: one 403, nothing persisted, the decision on record", async () => {
+    // Every name reaches the policy and the log, however many; what such a decision costs is a
+    // benchmark's question (bench/pdp.bench.ts reports it), not this test's.
+    const body: Record<string, unknown> = { displayName: "x", locale: "en" };
+    for (let i = 0; JSON.stringify(body).length < 15_000; i++) body[`f${(i * 7919) % 100_000}`] = 0;
+    const before = row("u_alice");
+    const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).set("Content-Type", "application/json").send(JSON.stringify(body));
+    expectProblem(res, 403, "field_not_writable");
+    expect(row("u_alice")).toEqual(before);
+    await h.log.flush();
+    const log = openForRead(path.join(h.dir, "decisions.db"));
+    const [logged] = queryDecisions(log, { id: res.headers["decision-id"] });
+    log.close();
+    expect(logged).toMatchObject({ allowed: false, reason: "field_not_writable" });
+    expect((logged.event.input as { fields: { submitted: string[] } }).fields.submitted.sort()).toEqual(Object.keys(body).sort());
+    expect(Object.keys(body).length).toBeGreaterThan(1000);
   });
 
   test("a value of the wrong type is 400 after the decision, not persisted", async () => {
