@@ -44,7 +44,7 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_object_merge: { params: ["i32", "i32"], result: "i32", doc: "deep merge, a wins on non-object leaves and is returned as is if either is not an object (OPA); 0 if either is undefined" },
   rt_set_new: { params: [], result: "i32", doc: "empty set" },
   rt_set_add: { params: ["i32", "i32"], result: null, doc: "add value to set" },
-  rt_set_from_array: { params: ["i32"], result: "i32", doc: "the set of an array's elements (a set comprehension collected as an array, sorted once)" },
+  rt_set_from_array: { params: ["i32"], result: "i32", doc: "the set of an array's elements (a set comprehension collected as an array, sorted once); the array is consumed (may become the set's storage)" },
   rt_object_from_arrays_once: { params: ["i32", "i32"], result: "i32", doc: "object of keys[i] -> vals[i] (an object comprehension collected as two arrays, sorted once); opa_abort(eval_conflict_error) if a key repeats with a different value" },
 
   // --- access

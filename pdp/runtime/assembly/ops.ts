@@ -109,11 +109,26 @@ export function rt_set_new(): usize {
 /** The set of an array's elements: a set comprehension's result, collected as an array first (sorted once, not per element). */
 export function rt_set_from_array(arr: usize): usize {
   const items = asArr(val(arr)).items;
-  if (items.length > 8) return addr(setFromItems(items));
-  // A few elements: inserted one by one, without the sort's index arrays.
-  const set = new SetV(valueArrayWithCapacity(items.length));
-  for (let i = 0; i < items.length; i++) set.add(unchecked(items[i]));
-  return addr(set);
+  if (items.length > 16) return addr(setFromItems(items));
+  // A few elements: sorted in place by insertion, duplicates dropped, and the
+  // array becomes the set's (the comprehension's array is read by nothing else).
+  let m = 0;
+  for (let i = 0; i < items.length; i++) {
+    const v = unchecked(items[i]);
+    let j = m - 1;
+    let c = 1;
+    while (j >= 0) {
+      c = compare(unchecked(items[j]), v);
+      if (c <= 0) break;
+      j--;
+    }
+    if (j >= 0 && c == 0) continue; // a duplicate
+    for (let k = m; k > j + 1; k--) unchecked((items[k] = items[k - 1]));
+    unchecked((items[j + 1] = v));
+    m++;
+  }
+  items.length = m;
+  return addr(new SetV(items));
 }
 
 /**
