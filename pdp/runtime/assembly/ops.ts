@@ -10,7 +10,7 @@
 import {
   Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
-  appendValue, valueArrayWithCapacity, setFromItems, objectFromPairsOnce,
+  appendValue, valueArrayWithCapacity, setFromItems, sortItemsInPlace, objectFromPairsOnce,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
@@ -110,25 +110,8 @@ export function rt_set_new(): usize {
 export function rt_set_from_array(arr: usize): usize {
   const items = asArr(val(arr)).items;
   if (items.length > 16) return addr(setFromItems(items));
-  // A few elements: sorted in place by insertion, duplicates dropped, and the
-  // array becomes the set's (the comprehension's array is read by nothing else).
-  let m = 0;
-  for (let i = 0; i < items.length; i++) {
-    const v = unchecked(items[i]);
-    let j = m - 1;
-    let c = 1;
-    while (j >= 0) {
-      c = compare(unchecked(items[j]), v);
-      if (c <= 0) break;
-      j--;
-    }
-    if (j >= 0 && c == 0) continue; // a duplicate
-    for (let k = m; k > j + 1; k--) unchecked((items[k] = items[k - 1]));
-    unchecked((items[j + 1] = v));
-    m++;
-  }
-  items.length = m;
-  return addr(new SetV(items));
+  // A few elements: sorted in place, and the array becomes the set's (the comprehension's array is read by nothing else).
+  return addr(new SetV(sortItemsInPlace(items)));
 }
 
 /**

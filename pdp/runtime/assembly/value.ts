@@ -433,16 +433,17 @@ export function objectFromPairs(keys: Array<Value>, vals: Array<Value>): ObjV {
 const SMALL_OBJECT: i32 = 32;
 
 /**
- * Insertion sort of keys (and vals alongside) into a sorted, duplicate-free
- * prefix, which the arrays are then cut to; a later duplicate key's value
- * wins. Returns keys.
+ * Insertion sort of keys (and vals alongside, when given) into a sorted,
+ * duplicate-free prefix, which the arrays are then cut to; a later
+ * duplicate key's value wins. Returns keys. Without vals it sorts a set's
+ * elements in place (sortItemsInPlace).
  */
-function sortPairsInPlace(keys: Array<Value>, vals: Array<Value>): Array<Value> {
+function sortPairsInPlace(keys: Array<Value>, vals: Array<Value> | null): Array<Value> {
   const n = keys.length;
   let m = 0; // length of the sorted prefix
   for (let i = 0; i < n; i++) {
     const k = unchecked(keys[i]);
-    const v = unchecked(vals[i]);
+    const v = vals !== null ? unchecked(vals[i]) : k;
     let j = m - 1;
     let c = 1;
     while (j >= 0) {
@@ -451,23 +452,28 @@ function sortPairsInPlace(keys: Array<Value>, vals: Array<Value>): Array<Value> 
       j--;
     }
     if (j >= 0 && c == 0) {
-      unchecked((vals[j] = v));
+      if (vals !== null) unchecked((vals[j] = v));
       continue;
     }
     // m <= i, so the slots written here were already read.
     for (let t = m; t > j + 1; t--) {
       unchecked((keys[t] = keys[t - 1]));
-      unchecked((vals[t] = vals[t - 1]));
+      if (vals !== null) unchecked((vals[t] = vals[t - 1]));
     }
     unchecked((keys[j + 1] = k));
-    unchecked((vals[j + 1] = v));
+    if (vals !== null) unchecked((vals[j + 1] = v));
     m++;
   }
   if (m < n) {
     keys.length = m;
-    vals.length = m;
+    if (vals !== null) vals.length = m;
   }
   return keys;
+}
+
+/** A few elements sorted and deduplicated in place (insertion sort): the array becomes a set's. */
+export function sortItemsInPlace(items: Array<Value>): Array<Value> {
+  return sortPairsInPlace(items, null);
 }
 
 /**
