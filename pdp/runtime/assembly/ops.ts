@@ -121,7 +121,7 @@ export function rt_set_from_array(arr: usize): usize {
  */
 export function rt_object_from_arrays_once(keys: usize, vals: usize): usize {
   const o = objectFromPairsOnce(asArr(val(keys)).items, asArr(val(vals)).items);
-  if (changetype<usize>(o) == 0) hostAbort("eval_conflict_error: object keys must be unique");
+  if (o === null) hostAbort("eval_conflict_error: object keys must be unique");
   return addr(o);
 }
 

@@ -199,21 +199,17 @@ export function arrayOfSlots<T>(capacity: i32, length: i32): usize {
   return array;
 }
 
-function valueArray(capacity: i32, length: i32): usize {
-  return arrayOfSlots<Value>(capacity, length);
-}
-
 /** An empty array with room for `capacity` values. */
 export function valueArrayWithCapacity(capacity: i32): Array<Value> {
-  return changetype<Array<Value>>(valueArray(capacity, 0));
+  return changetype<Array<Value>>(arrayOfSlots<Value>(capacity, 0));
 }
 
 /** The n values at from, from + stride, ... (addresses), in an array of exactly that capacity. */
 export function valueArrayFrom(from: usize, n: i32, stride: usize): Array<Value> {
-  const array = valueArray(n, n);
-  const data = load<usize>(array, offsetof<ArrayBufferView>("dataStart"));
+  const array = changetype<Array<Value>>(arrayOfSlots<Value>(n, n));
+  const data = array.dataStart;
   for (let i = 0, p = from; i < n; i++, p += stride) store<usize>(data + (<usize>i << alignof<usize>()), load<usize>(p));
-  return changetype<Array<Value>>(array);
+  return array;
 }
 
 /** arr.push(v), growing (doubling, at least 8 slots) by hand. */
@@ -479,10 +475,10 @@ export function sortItemsInPlace(items: Array<Value>): Array<Value> {
 /**
  * An object from keys and values in any order, where a key given twice must
  * come with equal values (a comprehension's keys: OPA's conflict error
- * otherwise). Sorting once costs n log n; inserting key by key into the
- * sorted arrays costs a shift per key, n^2 for n keys.
+ * otherwise: null). Sorting once costs n log n; inserting key by key into
+ * the sorted arrays costs a shift per key, n^2 for n keys.
  */
-export function objectFromPairsOnce(keys: Array<Value>, vals: Array<Value>): ObjV {
+export function objectFromPairsOnce(keys: Array<Value>, vals: Array<Value>): ObjV | null {
   const n = keys.length;
   const idx = sortedIndex(keys);
   const outK = valueArrayWithCapacity(n);
@@ -492,7 +488,7 @@ export function objectFromPairsOnce(keys: Array<Value>, vals: Array<Value>): Obj
     const v = unchecked(vals[unchecked(idx[i])]);
     const last = outK.length - 1;
     if (last >= 0 && compare(unchecked(outK[last]), k) == 0) {
-      if (!equal(unchecked(outV[last]), v)) return changetype<ObjV>(0);
+      if (!equal(unchecked(outV[last]), v)) return null; // a conflict
       continue;
     }
     appendValue(outK, k);
