@@ -14,7 +14,7 @@
  * are all importable from here.
  */
 
-import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairs, setFromItems, SetV, valueArrayFrom } from "./value";
+import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairs, setFromItems, SetV, valueArrayFrom, valueArrayWithCapacity } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { internedAscii } from "./intern";
 
@@ -178,7 +178,7 @@ class Parser {
 
   /** After `{`: an object, or in Rego mode a set when the first element has no `:`. */
   braces(depth: i32): Value | null {
-    if (this.eat(0x7d)) return new ObjV(valueArrayFrom(0, 0, 0), valueArrayFrom(0, 0, 0));
+    if (this.eat(0x7d)) return new ObjV(valueArrayWithCapacity(0), valueArrayWithCapacity(0));
     const first = this.value(depth);
     if (first === null) return null;
     if (!this.eat(0x3a)) {
