@@ -27,14 +27,10 @@ import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import express from "express";
-import { createApp } from "../api/app";
-import { createExportRunner } from "../api/exports/runner";
-import { createVerifier } from "../api/identity/verifier";
 import { mintDevToken } from "../api/identity/mint";
-import { loadVersions } from "../api/versions";
+import { createService } from "../api/service";
 import { openDatabase } from "../db";
-import { createPdp } from "../pdp";
-import { createDecisionLog } from "../pdp/log";
+import type { ManagedDecisionLog } from "../pdp/log";
 import { runLoad, type LoadResult } from "./load";
 import { describeCompetition, machineCpu, USER_HZ } from "./machine";
 
@@ -48,25 +44,30 @@ interface Ready {
 
 /** The full chain; `withLog: false` swaps the SQLite decision log for one that discards (breakdown only). */
 async function serveFull(dir: string, withLog = true): Promise<Ready> {
-  const db = openDatabase(path.join(dir, withLog ? "full.db" : "nolog.db"), { seed: true });
-  const log = withLog ? createDecisionLog({ db: path.join(dir, "decisions.db") }) : { record: () => undefined, flush: async () => undefined };
-  const pdp = await createPdp({ bundle: { file: path.join(ROOT, "var/bundle.tar.gz"), watch: false }, log, logger: () => undefined });
   const keyFile = path.join(dir, withLog ? "key.json" : "key-nolog.json");
   const identity = { issuer: "urn:portcullis:bench", audience: "bench", algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 };
   const unlimited = { limit: 1_000_000_000, windowSec: 60 };
-  const app = createApp({
-    pdp,
-    db,
-    verifyToken: await createVerifier(identity),
-    versions: loadVersions(),
-    rateLimits: { default: unlimited, sensitive: unlimited, diagnostic: unlimited, authentication: unlimited },
-    logger: (entry) => void JSON.stringify(entry),
-    // The benchmark starts no export; the child process is killed when the run ends.
-    exportRunner: createExportRunner({ db, logger: () => undefined }),
-  });
+  // The benchmark starts no export; the child process is killed when the run ends.
+  const service = await createService(
+    {
+      database: { file: path.join(dir, withLog ? "full.db" : "nolog.db") },
+      bundle: { file: path.join(ROOT, "var/bundle.tar.gz"), watch: false },
+      decisionLog: { db: path.join(dir, "decisions.db") },
+      identity,
+      rateLimits: { default: unlimited, sensitive: unlimited, diagnostic: unlimited, authentication: unlimited },
+    },
+    { logger: (entry) => void JSON.stringify(entry), pdpLogger: () => undefined, decisionLog: withLog ? undefined : DISCARDING_LOG },
+  );
   const token = await mintDevToken({ subject: "u_alice", keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 });
-  return { port: await listen(app), token };
+  return { port: await listen(service.app), token };
 }
+
+const DISCARDING_LOG: ManagedDecisionLog = {
+  record: () => undefined,
+  flush: async () => undefined,
+  close: async () => undefined,
+  stats: () => ({ recorded: 0, logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, queued: 0, sinks: {} }),
+};
 
 async function serveBare(dir: string): Promise<Ready> {
   const db = openDatabase(path.join(dir, "bare.db"), { seed: true });

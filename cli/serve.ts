@@ -4,28 +4,22 @@
  *   portcullis serve [--port 8080] [--host 127.0.0.1] [--db var/portcullis.db]
  *                    [--bundle var/bundle.tar.gz] [--decisions var/decisions.db]
  *
- * Opens (and on first run seeds) the SQLite database, loads the policy
- * bundle into the PDP (hot reload on change) with the SQLite decision log,
- * checks the registry against the router and the policy (refuses to start on
- * a mismatch), listens, and resumes the export jobs a previous run left
- * queued or interrupted. SIGINT/SIGTERM: stop accepting, finish requests
- * in flight (10 s at most), stop the export runner (a job in progress is
- * queued again for the next start), flush and close the decision log, close
- * the database. PORT and PORTCULLIS_* environment variables configure the rest
+ * Builds the service (api/service.ts: opens and on first run seeds the
+ * SQLite database, loads the policy bundle into the PDP with hot reload and
+ * the SQLite decision log, refuses to start when registry, router and policy
+ * disagree), listens, and resumes the export jobs a previous run left queued
+ * or interrupted. SIGINT/SIGTERM: stop accepting, finish requests in flight
+ * (10 s at most), then close the service in its one shutdown order. PORT and PORTCULLIS_* environment variables configure the rest
  * (api/identity/config.ts).
  */
 import * as http from "node:http";
-import { createApp } from "../api/app";
 import { jsonLogger } from "../api/deps";
-import { createExportRunner } from "../api/exports/runner";
 import { identityConfigFromEnv } from "../api/identity/config";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
-import { createVerifier } from "../api/identity/verifier";
 import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
-import { loadVersions } from "../api/versions";
-import { DEFAULT_DB_FILE, openDatabase } from "../db";
-import { createPdp } from "../pdp";
-import { createDecisionLog, DEFAULT_DECISIONS_DB } from "../pdp/log";
+import { createService } from "../api/service";
+import { DEFAULT_DB_FILE } from "../db";
+import { DEFAULT_DECISIONS_DB } from "../pdp/log";
 import { one, parseArgs, UsageError } from "./args";
 
 export const SERVE_USAGE = "serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--bundle FILE] [--decisions FILE]";
@@ -40,35 +34,28 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const host = one(args, "host") ?? "127.0.0.1";
 
   const identity = identityConfigFromEnv(process.env, DEFAULT_DEV_KEY_FILE);
-  const versions = loadVersions();
-  const db = openDatabase(one(args, "db") ?? DEFAULT_DB_FILE, { seed: true });
-  const log = createDecisionLog({ db: one(args, "decisions") ?? DEFAULT_DECISIONS_DB });
-  const pdp = await createPdp({ bundle: { file: one(args, "bundle") ?? DEFAULT_BUNDLE_FILE }, log });
-  const exportRunner = createExportRunner({ db, logger: jsonLogger });
-  const shutdownStores = async () => {
-    await exportRunner.stop(); // before the database closes under a running job
-    await pdp.close();
-    await log.close();
-    db.close();
-  };
-  let server: http.Server;
+  const service = await createService({
+    database: { file: one(args, "db") ?? DEFAULT_DB_FILE },
+    bundle: { file: one(args, "bundle") ?? DEFAULT_BUNDLE_FILE },
+    decisionLog: { db: one(args, "decisions") ?? DEFAULT_DECISIONS_DB },
+    identity,
+    rateLimits: DEFAULT_RATE_LIMITS,
+  });
+  const server = http.createServer(service.app);
+  server.keepAliveTimeout = 5000;
   try {
-    const verifyToken = await createVerifier(identity);
-    const app = createApp({ pdp, db, verifyToken, versions, rateLimits: DEFAULT_RATE_LIMITS, logger: jsonLogger, exportRunner });
-    server = http.createServer(app);
-    server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, resolve);
     });
   } catch (err) {
-    await shutdownStores();
+    await service.close();
     throw err;
   }
   // Only once the start-up check passed and the service is up.
-  exportRunner.resume();
+  service.resume();
   const address = server.address();
-  jsonLogger({ level: "info", event: "http.listening", address: typeof address === "object" && address ? `${address.address}:${address.port}` : String(address), issuer: identity.issuer, audience: identity.audience, keys: identity.jwksUrl ? "jwks" : "dev-key", bundle_revision: pdp.status().active?.revision ?? null });
+  jsonLogger({ level: "info", event: "http.listening", address: typeof address === "object" && address ? `${address.address}:${address.port}` : String(address), issuer: identity.issuer, audience: identity.audience, keys: identity.jwksUrl ? "jwks" : "dev-key", bundle_revision: service.pdp.status().active?.revision ?? null });
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -84,7 +71,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       force.unref();
       server.close(() => {
         clearTimeout(force);
-        shutdownStores().then(
+        service.close().then(
           () => resolve(0),
           (err) => {
             console.error(err instanceof Error ? err.message : String(err));

@@ -16,17 +16,13 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Express } from "express";
-import { createApp, type AppOptions } from "../api/app";
-import { createExportRunner } from "../api/exports/runner";
+import type { AppOptions } from "../api/app";
 import { DEV_AUDIENCE, DEV_ISSUER, identityConfigFromEnv } from "../api/identity/config";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { mintDevToken } from "../api/identity/mint";
-import { createVerifier } from "../api/identity/verifier";
 import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
-import { loadVersions, type VersionCatalog } from "../api/versions";
-import { openDatabase } from "../db";
-import { createPdp } from "../pdp";
-import { createDecisionLog } from "../pdp/log";
+import { createService, type Service } from "../api/service";
+import type { VersionCatalog } from "../api/versions";
 
 export type Persona = "anonymous" | "member" | "admin" | "support";
 export const PERSONAS: readonly Persona[] = ["anonymous", "member", "admin", "support"];
@@ -63,27 +59,27 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
   if (!fs.existsSync(options.bundleFile)) throw new Error(`no policy bundle at ${options.bundleFile}: run \`make build\` first`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-inventory-"));
   const dbFile = path.join(dir, "portcullis.db");
-  const db = openDatabase(dbFile, { seed: true });
-  const log = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: () => undefined });
-  const pdp = await createPdp({ bundle: { file: options.bundleFile, watch: false, pollIntervalMs: 60_000 }, log, logger: () => undefined });
   const keyFile = path.join(dir, "dev-jwt-key.json");
-  // Probes may start export jobs: they run in process and stop before the database closes.
-  const exportRunner = createExportRunner({ db, logger: () => undefined });
+  let service: Service | undefined;
   let server: http.Server | undefined;
   const close = async () => {
     if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
-    await exportRunner.stop();
-    await pdp.close();
-    await log.close();
-    db.close();
+    await service?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const verifyToken = await createVerifier({ issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 });
-    const app = createApp(
-      { pdp, db, verifyToken, versions: options.versions ?? loadVersions(), rateLimits: DEFAULT_RATE_LIMITS, logger: () => undefined, exportRunner },
-      options.app,
+    // Probes may start export jobs: they run in process and stop before the database closes.
+    service = await createService(
+      {
+        database: { file: dbFile },
+        bundle: { file: options.bundleFile, watch: false, pollIntervalMs: 60_000 },
+        decisionLog: { db: path.join(dir, "decisions.db"), onError: () => undefined },
+        identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
+        rateLimits: DEFAULT_RATE_LIMITS,
+      },
+      { logger: () => undefined, pdpLogger: () => undefined, versions: options.versions, app: options.app },
     );
+    const app = service.app;
     const handler = options.wrap ? options.wrap(app) : app;
     const s = http.createServer(handler);
     server = s;

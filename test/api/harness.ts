@@ -1,8 +1,9 @@
 /**
- * The real thing, in process, for the API suites: the policy bundle compiled
- * from rego/ by our compiler, the PDP with the SQLite decision log, a seeded
- * SQLite file in a temp dir, a test ES256 key set, and the app from
- * createApp. Tokens are real signed JWTs. Nothing is mocked.
+ * The real thing, in process, for the API suites: the service as
+ * `portcullis serve` builds it (api/service.ts) from the policy bundle
+ * compiled from rego/ by our compiler, a seeded SQLite file and the SQLite
+ * decision log in a temp dir, and a test ES256 key set. Tokens are real
+ * signed JWTs. Nothing is mocked.
  *
  *   const h = await startHarness();
  *   await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_alice"));
@@ -12,19 +13,18 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Express } from "express";
-import { createApp, type AppOptions } from "../../api/app";
+import type { AppOptions } from "../../api/app";
 import type { ApiDeps } from "../../api/deps";
-import { createExportRunner, type ExportRunner } from "../../api/exports/runner";
-import { createVerifier } from "../../api/identity/verifier";
+import type { ExportRunner } from "../../api/exports/runner";
 import { mintDevToken } from "../../api/identity/mint";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../../api/middleware/rate-limit";
-import { loadVersions } from "../../api/versions";
+import { createService } from "../../api/service";
 import { collectPolicyInputs } from "../../cli/files";
-import { openDatabase, type PortcullisDb } from "../../db";
-import { createPdp, type Pdp } from "../../pdp";
+import type { PortcullisDb } from "../../db";
+import type { Pdp } from "../../pdp";
 import { compile } from "../../pdp/compiler";
 import { writeBundle } from "../../pdp/compiler/bundle";
-import { createDecisionLog, type ManagedDecisionLog } from "../../pdp/log";
+import type { ManagedDecisionLog } from "../../pdp/log";
 
 export const ISSUER = "urn:portcullis:test";
 export const AUDIENCE = "portcullis-test";
@@ -83,48 +83,40 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-api-"));
   const bundleFile = path.join(dir, "bundle.tar.gz");
   fs.writeFileSync(bundleFile, policyBundle());
-  const db = openDatabase(path.join(dir, "portcullis.db"), { seed: true });
-  options.beforeStart?.(db);
-  const log: ManagedDecisionLog = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: () => undefined });
-  const pdp = await createPdp({ bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 }, log, logger: () => undefined });
   const keyFile = path.join(dir, "key.json");
-  const verifyToken = await createVerifier({ issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 });
   const logs: Array<Record<string, unknown>> = [];
-  const logger = (entry: Record<string, unknown>) => void logs.push(entry);
-  const exportRunner = createExportRunner({ db, logger, maxRows: options.exportMaxRows });
-  const deps: ApiDeps = {
-    pdp,
-    db,
-    verifyToken,
-    versions: loadVersions(),
-    // Suites send many forged tokens from one address: their own failed-authentication budget is generous.
-    rateLimits: { ...DEFAULT_RATE_LIMITS, authentication: { limit: 1000, windowSec: 60 }, ...options.rateLimits },
-    logger,
-    exportRunner,
-    enumeration: options.enumeration,
-  };
-  const app = createApp(deps, options.app);
+  const service = await createService(
+    {
+      database: { file: path.join(dir, "portcullis.db") },
+      bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
+      decisionLog: { db: path.join(dir, "decisions.db"), onError: () => undefined },
+      identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
+      // Suites send many forged tokens from one address: their own failed-authentication budget is generous.
+      rateLimits: { ...DEFAULT_RATE_LIMITS, authentication: { limit: 1000, windowSec: 60 }, ...options.rateLimits },
+      enumeration: options.enumeration,
+      exportMaxRows: options.exportMaxRows,
+    },
+    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, app: options.app },
+  );
+  options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.
-  exportRunner.resume();
+  service.resume();
   const token: Harness["token"] = (user, o = {}) =>
     mintDevToken({ subject: user, keyFile: o.keyFile ?? keyFile, issuer: o.issuer ?? ISSUER, audience: o.audience ?? AUDIENCE, ttlSec: o.ttlSec ?? 600 });
   return {
-    app,
-    db,
-    pdp,
-    deps,
-    exportRunner,
+    app: service.app,
+    db: service.db,
+    pdp: service.pdp,
+    deps: service.deps,
+    exportRunner: service.exportRunner,
     dir,
-    log,
+    log: service.log,
     logs,
     keyFile,
     token,
     auth: async (user) => ({ Authorization: `Bearer ${await token(user)}` }),
     async close() {
-      await exportRunner.stop();
-      await pdp.close();
-      await log.close();
-      db.close();
+      await service.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

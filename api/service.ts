@@ -1,0 +1,131 @@
+/**
+ * The service, assembled in ONE place: data store, decision log, PDP, token
+ * verifier, export runner and app, with ONE shutdown order. `portcullis
+ * serve`, the inventory's in-process target, the API test harness and the
+ * API benchmark all build the service here; only the HTTP listener is theirs.
+ *
+ *   const service = await createService(config);  // throws StartupCheckError, ...
+ *   const server = http.createServer(service.app).listen(8080);
+ *   service.resume();                              // once up: export jobs a previous run left
+ *   ...                                            // stop the listener, then
+ *   await service.close();
+ *
+ * close() stops, in this order: the export runner (a job in progress goes
+ * back to `queued` before its database closes), the PDP (bundle watchers and
+ * pollers), the decision log (flushes the events of the last requests, then
+ * closes its own database), the data store. A failure while creating closes
+ * what was already opened, in the same order.
+ *
+ * Scale-out: the stores are chosen here, from the configuration (today SQLite
+ * files and in-process counters); a PostgreSQL data store or a Redis
+ * rate-limit store is one more branch at that same place.
+ */
+import type { Express } from "express";
+import { openDatabase, type PortcullisDb } from "../db";
+import { createPdp, type Pdp } from "../pdp";
+import type { FileSourceOptions } from "../pdp/bundles/file-source";
+import type { HttpSourceOptions } from "../pdp/bundles/http-source";
+import { createDecisionLog, type DecisionLogOptions, type ManagedDecisionLog } from "../pdp/log";
+import type { Logger } from "../pdp/logger";
+import { createApp, type AppOptions } from "./app";
+import { jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
+import { createExportRunner, type ExportRunner } from "./exports/runner";
+import type { IdentityConfig } from "./identity/config";
+import { createVerifier } from "./identity/verifier";
+import type { RateLimitConfig } from "./middleware/rate-limit";
+import { loadVersions, type VersionCatalog } from "./versions";
+
+/** What an operator chooses: where the data, policy and decisions live, and the budgets. */
+export interface ServiceConfig {
+  /** The data store: a SQLite file, created and seeded on first open. */
+  database: { file: string };
+  /** The policy bundle: a file (hot reload) or a bundle server. */
+  bundle: FileSourceOptions | HttpSourceOptions;
+  decisionLog: DecisionLogOptions;
+  identity: IdentityConfig;
+  rateLimits: RateLimitConfig;
+  /** Largest accepted JSON body in bytes (default: the app's, 16 KiB). */
+  bodyLimitBytes?: number;
+  /** Distinct unknown ids within the window before an actor is reported for enumeration (default: the monitor's). */
+  enumeration?: { threshold: number; windowMs: number };
+  /** The most rows one export job may hold (default: the runner's). */
+  exportMaxRows?: number;
+}
+
+/** What is code rather than configuration: where operational logs go, and test seams. */
+export interface ServiceHooks {
+  /** Request and export-job log lines (default: JSON lines on stdout). */
+  logger?: ApiLogger;
+  /** The PDP's operational log (default: the PDP's console logger). */
+  pdpLogger?: Logger;
+  /** The version catalogue served (default: api/versions/versions.json). */
+  versions?: VersionCatalog;
+  app?: AppOptions;
+  /** Used instead of the decision log config.decisionLog describes (the benchmark's discarding log). */
+  decisionLog?: ManagedDecisionLog;
+}
+
+export interface Service {
+  app: Express;
+  pdp: Pdp;
+  db: PortcullisDb;
+  log: ManagedDecisionLog;
+  exportRunner: ExportRunner;
+  /** What the app was built from (tests build variants of the app from it). */
+  deps: ApiDeps;
+  /** Starts the export jobs a previous run left queued or interrupted; call once the service is up. */
+  resume(): void;
+  /** Stops everything in the shutdown order above; call after the listener stopped. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function createService(config: ServiceConfig, hooks: ServiceHooks = {}): Promise<Service> {
+  const logger = hooks.logger ?? jsonLogger;
+  const db = openDatabase(config.database.file, { seed: true });
+  let log: ManagedDecisionLog | undefined;
+  let pdp: Pdp | undefined;
+  let exportRunner: ExportRunner | undefined;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= shutDown([
+      () => exportRunner?.stop(),
+      () => pdp?.close(),
+      () => log?.close(),
+      () => db.close(),
+    ]));
+  try {
+    log = hooks.decisionLog ?? createDecisionLog(config.decisionLog);
+    pdp = await createPdp({ bundle: config.bundle, log, logger: hooks.pdpLogger });
+    exportRunner = createExportRunner({ db, logger, maxRows: config.exportMaxRows });
+    const deps: ApiDeps = {
+      pdp,
+      db,
+      verifyToken: await createVerifier(config.identity),
+      versions: hooks.versions ?? loadVersions(),
+      rateLimits: config.rateLimits,
+      logger,
+      exportRunner,
+      bodyLimitBytes: config.bodyLimitBytes,
+      enumeration: config.enumeration,
+    };
+    const app = createApp(deps, hooks.app);
+    const runner = exportRunner;
+    return { app, pdp, db, log, exportRunner, deps, resume: () => runner.resume(), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Runs every step even when one fails (the database still closes), then throws the first failure. */
+async function shutDown(steps: Array<() => unknown>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}
