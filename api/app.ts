@@ -28,7 +28,7 @@ import { logRequests } from "./middleware/log";
 import { project } from "./middleware/project";
 import { MemoryRateLimitStore, rateLimit, type RateLimitStore } from "./middleware/rate-limit";
 import { resolveRoute } from "./middleware/resolve-route";
-import { generateOpenApi } from "./openapi";
+import { openApiDocument } from "./openapi";
 import { checkPolicies, checkRegistry, checkRouter, StartupCheckError } from "./registry/check";
 import { expressPath, ROUTES } from "./registry/routes";
 import type { RouteRecord } from "./registry/types";
@@ -54,7 +54,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const routes = options.routes ?? ROUTES;
   const metrics = new Metrics();
   const handlers: Record<string, RouteHandler> = {
-    ...diagnosticRoutes(metrics, generateOpenApi(routes, deps.versions)),
+    ...diagnosticRoutes(metrics, openApiDocument(routes, deps.versions, deps.now)),
     ...invoiceRoutes,
     ...userRoutes,
     ...adminRoutes,

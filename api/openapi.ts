@@ -1,15 +1,24 @@
 /**
  * GET /openapi.json, generated from the route registry: documented,
- * non-internal operations only, every servable version, request bodies from
+ * non-internal operations only, the published versions (below), request bodies from
  * the registry's schemas, responses as public views. Protected and retired
  * fields (isAdmin, ownerId/owner_id, credits, role, billingPlan,
  * internalNotes, ...) never appear: the generator drops them even if a view
  * lists them, and the tests check the document for them.
+ *
+ * Versions: the document offers only what a new client may choose at `now`:
+ * Current and Deprecated versions before their sunset. Zombie versions are
+ * still served to the clients they have, but never offered; retired ones
+ * (declared, or past their sunset) are gone. Deprecated versions are marked
+ * where the version is chosen (the `version` path parameter and the
+ * `Api-Version` header): one `oneOf` branch per version with
+ * `deprecated: true`, `x-sunset` and `x-successor`, next to a plain `enum`
+ * for tools that read only that; `info.x-api-versions` lists the same.
  */
 import { PROTECTED_FIELDS } from "./middleware/guard-body";
 import type { FieldSchema, RouteRecord } from "./registry/types";
 import { PROBLEM_TYPE_PREFIX } from "./problems";
-import { isServable, type VersionCatalog } from "./versions";
+import { isPublishedAt, stateAt, successorOf, type VersionCatalog } from "./versions";
 
 const PROTECTED = new Set(PROTECTED_FIELDS);
 
@@ -38,8 +47,38 @@ function schemaOf(fields: Record<string, ResponseField>): Record<string, unknown
   return { type: "object", properties, additionalProperties: false };
 }
 
-export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog): Record<string, unknown> {
-  const served = versions.versions.filter(isServable).map((v) => v.name);
+/** The version parameter's schema: the published names, each deprecated one marked with its sunset and successor. */
+function versionSchema(versions: VersionCatalog, now: number): { schema: Record<string, unknown>; list: Array<Record<string, unknown>> } {
+  const published = versions.versions.filter((v) => isPublishedAt(v, now));
+  const list = published.map((v) => {
+    const deprecated = stateAt(v, now) === "Deprecated";
+    return deprecated
+      ? { name: v.name, deprecated: true, deprecatedAt: v.deprecated_at, sunset: v.sunset, successor: successorOf(versions, v, now)?.name ?? null }
+      : { name: v.name, deprecated: false };
+  });
+  const oneOf = list.map((v) => (v.deprecated ? { const: v.name, deprecated: true, "x-sunset": v.sunset, "x-successor": v.successor } : { const: v.name }));
+  const notes = list.filter((v) => v.deprecated).map((v) => `${v.name} (sunset ${String(v.sunset).slice(0, 10)}, use ${v.successor ?? "the default"})`);
+  const description = `The API version.${notes.length > 0 ? ` Deprecated: ${notes.join(", ")}.` : ""}`;
+  return { schema: { type: "string", enum: published.map((v) => v.name), oneOf, description }, list };
+}
+
+/**
+ * The document as GET /openapi.json serves it: regenerated when the clock
+ * moves a version to another state (a sunset passing), otherwise the same
+ * object.
+ */
+export function openApiDocument(routes: RouteRecord[], versions: VersionCatalog, clock: () => number = Date.now): () => Record<string, unknown> {
+  let cached: { key: string; doc: Record<string, unknown> } | undefined;
+  return () => {
+    const now = clock();
+    const key = versions.versions.map((v) => stateAt(v, now)).join(",");
+    if (cached?.key !== key) cached = { key, doc: generateOpenApi(routes, versions, now) };
+    return cached.doc;
+  };
+}
+
+export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog, now: number = Date.now()): Record<string, unknown> {
+  const { schema: versionParam, list: versionList } = versionSchema(versions, now);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     if (!route.documented || route.audience === "internal") continue;
@@ -47,10 +86,10 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog)
       const pathParams = [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]);
       const parameters: unknown[] = pathParams.map((name) => ({
         name, in: "path", required: true,
-        schema: name === "version" ? { type: "string", enum: served } : { type: "string" },
+        schema: name === "version" ? versionParam : { type: "string" },
       }));
       if (!pathParams.includes("version")) {
-        parameters.push({ name: "Api-Version", in: "header", required: false, schema: { type: "string", enum: served } });
+        parameters.push({ name: "Api-Version", in: "header", required: false, schema: versionParam });
       }
       for (const p of route.params) parameters.push({ name: p.name, in: "query", required: false, description: p.description, schema: p.schema });
       const view = VIEWS[route.resource];
@@ -75,7 +114,7 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog)
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Portcullis API", version: versions.default, description: "Every request is decided by the Portcullis policy decision point." },
+    info: { title: "Portcullis API", version: versions.default, description: "Every request is decided by the Portcullis policy decision point.", "x-api-versions": versionList },
     servers: [{ url: "/" }],
     paths,
     components: {

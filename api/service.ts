@@ -61,6 +61,8 @@ export interface ServiceHooks {
   /** The version catalogue served (default: api/versions/versions.json). */
   versions?: VersionCatalog;
   app?: AppOptions;
+  /** The API's clock (version lifecycles; default Date.now): tests move time with it. */
+  now?: () => number;
   /** Used instead of the decision log config.decisionLog describes (the benchmark's discarding log). */
   decisionLog?: ManagedDecisionLog;
 }
@@ -107,6 +109,7 @@ export async function createService(config: ServiceConfig, hooks: ServiceHooks =
       exportRunner,
       bodyLimitBytes: config.bodyLimitBytes,
       enumeration: config.enumeration,
+      now: hooks.now,
     };
     const app = createApp(deps, hooks.app);
     const runner = exportRunner;

@@ -6,8 +6,10 @@
  * (api/versions) the app is built from.
  *
  * Against a running instance (--base-url): the instance's /openapi.json
- * gives its servable versions (the `version` parameter's enum) and its
- * documented operations; the registry of this checkout gives the
+ * gives its published versions (the `version` parameter's enum) and its
+ * documented operations; this checkout's catalogue adds the versions that
+ * are served but never published (Zombie: its unowned clients still reach
+ * it, so the matrix must too); the registry of this checkout gives the
  * undocumented ones (metrics, internal tooling) and the templates. An
  * operation the instance documents but this registry lacks is reported as
  * unknown (it has no expectations, so it fails the run); a registry record
@@ -16,7 +18,7 @@
  */
 import { ROUTES } from "../api/registry/routes";
 import type { RouteRecord } from "../api/registry/types";
-import { isServable, type VersionCatalog } from "../api/versions";
+import { isServable, loadVersions, type VersionCatalog } from "../api/versions";
 
 export interface Operation {
   routeId: string;
@@ -40,7 +42,7 @@ export function operationsFromRegistry(catalog: VersionCatalog, routes: RouteRec
   return { operations: expandRecords(routes, versions), versions, unknown: [], source: "registry (api/registry) + api/versions/versions.json" };
 }
 
-export async function operationsFromInstance(baseUrl: string, routes: RouteRecord[] = ROUTES): Promise<OperationSet> {
+export async function operationsFromInstance(baseUrl: string, routes: RouteRecord[] = ROUTES, catalog: VersionCatalog = loadVersions()): Promise<OperationSet> {
   const res = await fetch(new URL("/openapi.json", baseUrl));
   if (res.status !== 200) throw new Error(`${baseUrl}/openapi.json answered ${res.status}`);
   const doc = (await res.json()) as { paths?: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string; in: string; schema?: { enum?: string[] } }> }>> };
@@ -57,6 +59,7 @@ export async function operationsFromInstance(baseUrl: string, routes: RouteRecor
     }
   }
   if (versions.size === 0) throw new Error(`${baseUrl}/openapi.json names no servable version`);
+  for (const v of catalog.versions) if (isServable(v)) versions.add(v.name);
   const list = [...versions];
   return { operations: expandRecords(routes, list), versions: list, unknown, source: `${baseUrl}/openapi.json + registry (api/registry)` };
 }

@@ -7,7 +7,7 @@
 import type { Metrics } from "../metrics";
 import type { RouteHandler } from "./types";
 
-export function diagnosticRoutes(metrics: Metrics, openapi: Record<string, unknown>): Record<string, RouteHandler> {
+export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string, unknown>): Record<string, RouteHandler> {
   return {
     "health.get": {
       act(ctx) {
@@ -26,7 +26,7 @@ export function diagnosticRoutes(metrics: Metrics, openapi: Record<string, unkno
     },
     "openapi.get": {
       act() {
-        return { status: 200, body: { one: openapi } };
+        return { status: 200, body: { one: openapi() } };
       },
     },
   };

@@ -15,6 +15,12 @@
  * the SAME chain and policy; Deprecated and Zombie answer with Deprecation
  * (RFC 9745, `@<unix seconds>`) and Sunset (RFC 8594, HTTP-date) headers.
  * Retired versions are 410; Unknown-state and unlisted names are 404.
+ *
+ * Versions retire by themselves: the state that counts is the state AT a
+ * given time (`stateAt`): once its `sunset` has passed, a version is Retired
+ * whatever versions.json still says, so nobody has to remember to edit the
+ * file on the day. Every answer about a retired or deprecated version names
+ * its successor (`successor`, else the default version).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -30,6 +36,8 @@ export interface VersionRecord {
   /** RFC 3339; when the version stops being served. */
   sunset: string | null;
   removal_plan: string;
+  /** The version its clients move to (default: the catalogue's default version). */
+  successor?: string;
 }
 
 export interface VersionCatalog {
@@ -58,6 +66,11 @@ export function loadVersions(file = VERSIONS_FILE): VersionCatalog {
       throw new Error(`versions.json: ${v.name} is ${v.state} but lacks deprecated_at or sunset`);
     }
   }
+  for (const v of raw.versions) {
+    if (v.successor !== undefined && (v.successor === v.name || !names.has(v.successor))) {
+      throw new Error(`versions.json: ${v.name} names an unknown successor ${JSON.stringify(v.successor)}`);
+    }
+  }
   const def = raw.versions.find((v) => v.name === raw.default);
   if (!def || def.state !== "Current") throw new Error(`versions.json: default version ${raw.default} must exist and be Current`);
   return raw;
@@ -70,13 +83,56 @@ function resolveDataFile(file: string): string {
   return fs.existsSync(fromSource) ? fromSource : file;
 }
 
+/**
+ * The version's state at `now` (ms since the epoch): past its sunset, a
+ * version that was still served is Retired. Unknown stays Unknown (never
+ * served either way).
+ */
+export function stateAt(v: VersionRecord, now: number): VersionState {
+  if (v.state !== "Unknown" && v.sunset !== null && Date.parse(v.sunset) <= now) return "Retired";
+  return v.state;
+}
+
+/** Served right now (Current, Deprecated or Zombie, sunset not passed). One argument: safe to pass to Array#filter. */
 export function isServable(v: VersionRecord): boolean {
-  return v.state === "Current" || v.state === "Deprecated" || v.state === "Zombie";
+  return isServableAt(v, Date.now());
+}
+
+export function isServableAt(v: VersionRecord, now: number): boolean {
+  const state = stateAt(v, now);
+  return state === "Current" || state === "Deprecated" || state === "Zombie";
+}
+
+/**
+ * Published in /openapi.json at `now`: Current and Deprecated versions.
+ * Zombie versions are served (their unowned clients keep working until the
+ * sunset) but never offered to new clients.
+ */
+export function isPublishedAt(v: VersionRecord, now: number): boolean {
+  const state = stateAt(v, now);
+  return state === "Current" || state === "Deprecated";
+}
+
+/**
+ * The servable version clients of `v` should move to: its `successor`,
+ * followed while that one is no longer servable, else the default version.
+ */
+export function successorOf(catalog: VersionCatalog, v: VersionRecord, now: number): VersionRecord | undefined {
+  const seen = new Set<string>([v.name]);
+  let next = catalog.versions.find((x) => x.name === (v.successor ?? catalog.default));
+  while (next && !isServableAt(next, now) && !seen.has(next.name)) {
+    seen.add(next.name);
+    const name: string = next.successor ?? catalog.default;
+    next = catalog.versions.find((x) => x.name === name);
+  }
+  return next && isServableAt(next, now) && next.name !== v.name ? next : undefined;
 }
 
 export type VersionResolution =
   | { ok: true; version: VersionRecord }
-  | { ok: false; problem: "unknown_version" | "version_retired" | "version_conflict" | "not_acceptable"; named?: string };
+  | { ok: false; problem: "unknown_version" | "version_conflict" | "not_acceptable"; named?: string }
+  /** The record of the retired version, so the answer can name its sunset and successor. */
+  | { ok: false; problem: "version_retired"; named: string; version: VersionRecord };
 
 const VENDOR_TYPE = /^application\/vnd\.portcullis\.([a-z0-9]+)\+json$/i;
 
@@ -94,6 +150,7 @@ export function versionFromAccept(accept: string | undefined): string | undefine
 export function resolveVersion(
   catalog: VersionCatalog,
   named: { path?: string; header?: string; accept?: string },
+  now: number = Date.now(),
 ): VersionResolution {
   const fromAccept = versionFromAccept(named.accept);
   const candidates = [named.path, named.header?.trim().toLowerCase(), fromAccept].filter((v): v is string => v !== undefined && v !== "");
@@ -102,7 +159,7 @@ export function resolveVersion(
   const name = distinct[0] ?? catalog.default;
   const version = catalog.versions.find((v) => v.name === name);
   if (!version || version.state === "Unknown") return { ok: false, problem: "unknown_version", named: name };
-  if (version.state === "Retired") return { ok: false, problem: "version_retired", named: name };
+  if (stateAt(version, now) === "Retired") return { ok: false, problem: "version_retired", named: name, version };
   return { ok: true, version };
 }
 

@@ -75,6 +75,8 @@ export interface HarnessOptions {
   enumeration?: { threshold: number; windowMs: number };
   /** The export runner's row ceiling (default: the runner's, 10 000). */
   exportMaxRows?: number;
+  /** The API's clock (version lifecycles); default Date.now. */
+  now?: () => number;
   /** Runs on the new database before the runner resumes: a previous run's leftovers (an interrupted job). */
   beforeStart?: (db: PortcullisDb) => void;
 }
@@ -96,7 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       enumeration: options.enumeration,
       exportMaxRows: options.exportMaxRows,
     },
-    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, app: options.app },
+    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, app: options.app, now: options.now },
   );
   options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.

@@ -59,9 +59,10 @@ test("a gateway path the code does not document: shadow, exposed at the edge, no
 });
 
 test("a retired version still answering is a Zombie", async () => {
-  // The deployment serves "legacy" as if it were only deprecated; the repository declares it Retired.
+  // The deployment serves "legacy" as if it were only deprecated (with a sunset still ahead: past it, the
+  // API would refuse it by itself); the repository declares it Retired.
   const catalog = loadVersions();
-  const drifted = { ...catalog, versions: catalog.versions.map((v) => (v.name === "legacy" ? { ...v, state: "Deprecated" as const } : v)) };
+  const drifted = { ...catalog, versions: catalog.versions.map((v) => (v.name === "legacy" ? { ...v, state: "Deprecated" as const, sunset: "2099-01-01T00:00:00Z" } : v)) };
   const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), versions: drifted }), (args) => runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]));
   expect(run.code).toBe(1);
   const result = parseResult(run);
