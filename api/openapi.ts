@@ -1,10 +1,19 @@
 /**
- * GET /openapi.json, generated from the route registry: documented,
- * non-internal operations only, the published versions (below), request bodies from
- * the registry's schemas, responses as public views. Protected and retired
- * fields (isAdmin, ownerId/owner_id, credits, role, billingPlan,
- * internalNotes, ...) never appear: the generator drops them even if a view
- * lists them, and the tests check the document for them.
+ * GET /openapi.json, generated from the route registry and the policy's
+ * field data: documented, non-internal operations only, the published
+ * versions (below). What it says is what the service answers, and
+ * test/api/openapi-responses.test.ts proves it by validating real answers
+ * of every matrix cell against this document:
+ *
+ * - success bodies: the fields the route's grants read (api/fields.ts, from
+ *   rego/portcullis/fields/data.json), typed by the public views
+ *   (api/views.ts WIRE_FIELDS); fields only some roles read (owner_id:
+ *   admins) are optional and say who reads them; list answers are their
+ *   wrapper objects (api/views.ts LISTS);
+ * - request bodies: the registry's schema, limited to the fields the policy
+ *   lets some grant write; retired and protected fields never appear there;
+ * - errors: every status the chain or the route can answer, each an
+ *   RFC 9457 problem whose `type` is one of that status' codes.
  *
  * Versions: the document offers only what a new client may choose at `now`:
  * Current and Deprecated versions before their sunset. Zombie versions are
@@ -15,36 +24,110 @@
  * `deprecated: true`, `x-sunset` and `x-successor`, next to a plain `enum`
  * for tools that read only that; `info.x-api-versions` lists the same.
  */
-import { PROTECTED_FIELDS } from "./middleware/guard-body";
+import { readFieldsByRole, writeFields } from "./fields";
 import type { FieldSchema, RouteRecord } from "./registry/types";
-import { PROBLEM_TYPE_PREFIX } from "./problems";
+import { PROBLEM_TYPE_PREFIX, PROBLEMS, type ProblemCode } from "./problems";
 import { isPublishedAt, stateAt, successorOf, type VersionCatalog } from "./versions";
+import { LISTS, WIRE_FIELDS, type JsonSchema } from "./views";
 
-const PROTECTED = new Set(PROTECTED_FIELDS);
+/** Problems any request can meet, whatever its route: token, version, parameters, body, budget, the PDP itself. */
+const EVERY_ROUTE: ProblemCode[] = [
+  "invalid_param", "invalid_body", "forbidden_key", "version_conflict", "invalid_token", "account_inactive", "field_not_writable",
+  "unknown_version", "version_retired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "policy_unavailable",
+];
+/** Routes the policy may refuse on its own grounds (every route but the public ones). */
+const POLICY_REFUSALS: ProblemCode[] = ["authentication_required", "forbidden", "not_found"];
+/** Actions whose operation can find its row in the wrong state, or a unique key taken (an invited email). */
+const CONFLICTING_ACTIONS = new Set(["approve", "refund", "publish", "invite", "suspend", "disable", "ban"]);
 
-/** A response property: a request-body field schema, or any JSON Schema (nullable and mixed types). */
-type ResponseField = FieldSchema | Record<string, unknown>;
+/** The object one read returns: every field some grant reads; `required` the ones every grant reads. */
+function readSchema(route: RouteRecord): JsonSchema {
+  const byRole = readFieldsByRole(route.id);
+  const wire = WIRE_FIELDS[route.resource] ?? {};
+  const roles = [...byRole.keys()];
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const fields of byRole.values()) {
+    for (const f of fields) {
+      // A policy view naming a field the view does not have is never answered: not documented (and the drift test fails).
+      if (!Object.hasOwn(wire, f) || Object.hasOwn(properties, f)) continue;
+      const readers = roles.filter((r) => byRole.get(r)?.includes(f));
+      properties[f] = readers.length === roles.length ? wire[f] : { ...wire[f], description: `read only by ${readers.join(", ")}` };
+      if (readers.length === roles.length) required.push(f);
+    }
+  }
+  return { type: "object", properties, required, additionalProperties: false };
+}
 
-const NULLABLE_STRING = { type: ["string", "null"] };
+/** A success body: the read object, or the list wrapper holding such objects. */
+function successSchema(route: RouteRecord): JsonSchema {
+  const one = readSchema(route);
+  const list = Object.hasOwn(LISTS, route.id) ? LISTS[route.id] : undefined;
+  if (!list) return one;
+  const members = Object.keys(list.members);
+  return {
+    type: "object",
+    properties: { [list.rows]: { type: "array", items: one }, ...list.members },
+    required: [list.rows, ...members],
+    additionalProperties: false,
+  };
+}
 
-/** Public response shapes per resource type (the widest view any role may read). */
-const VIEWS: Record<string, Record<string, ResponseField>> = {
-  invoice: { id: { type: "string" }, number: { type: "string" }, status: { type: "string" }, amount_cents: { type: "integer" }, currency: { type: "string" }, created_at: { type: "string" } },
-  user: { id: { type: "string" }, email: { type: "string" }, displayName: { type: "string" }, locale: { type: "string" }, status: { type: "string" }, createdAt: { type: "string" } },
-  health: { status: { type: "string" } },
-  search: { id: { type: "string" }, type: { type: "string" }, title: { type: "string" } },
-  export: {
-    id: { type: "string" }, status: { type: "string", enum: ["queued", "running", "done", "failed"] }, format: { type: "string", enum: ["json", "csv"] },
-    createdAt: { type: "string" }, startedAt: NULLABLE_STRING, finishedAt: NULLABLE_STRING, rowCount: { type: ["integer", "null"] },
-    error: { type: ["string", "null"], enum: ["row_limit_exceeded", "export_failed", null] },
-    result: { type: ["array", "string", "null"], items: { type: "object" }, description: "once done: the rows (json) or the CSV text (csv)" },
-  },
-};
+/** Status -> the problem codes a route can answer with it. */
+function problemsOf(route: RouteRecord): Map<number, ProblemCode[]> {
+  const codes = [...EVERY_ROUTE];
+  if (!readFieldsByRole(route.id).has("anyone")) codes.push(...POLICY_REFUSALS);
+  if (CONFLICTING_ACTIONS.has(route.action)) codes.push("conflict");
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of codes) {
+    const status = PROBLEMS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus].sort((a, b) => a[0] - b[0]));
+}
 
-function schemaOf(fields: Record<string, ResponseField>): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(fields)) if (!PROTECTED.has(name)) properties[name] = schema;
-  return { type: "object", properties, additionalProperties: false };
+function problemResponse(codes: ProblemCode[], status: number): Record<string, unknown> {
+  return {
+    description: codes.join(", "),
+    content: {
+      "application/problem+json": {
+        schema: {
+          allOf: [
+            { $ref: "#/components/schemas/Problem" },
+            { properties: { type: { enum: codes.map((c) => PROBLEM_TYPE_PREFIX + c) }, status: { const: status } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Every answer of a route: its success, and each error status with its problem codes. */
+function responsesOf(route: RouteRecord, mediaTypes: string[]): Record<string, unknown> {
+  const json = (schema: JsonSchema) => Object.fromEntries(mediaTypes.map((m) => [m, { schema }]));
+  const success: Record<string, unknown> = { description: route.summary, content: json(successSchema(route)) };
+  if (route.id === "admin.export") success.headers = { Location: { description: "where the job is polled (GET /api/admin/export/{job_id})", schema: { type: "string" } } };
+  const responses: Record<string, unknown> = { [String(route.successStatus)]: success };
+  for (const [status, codes] of problemsOf(route)) {
+    const problem = problemResponse(codes, status);
+    // Health answers 503 with its own body when no policy bundle is active (and a problem when the PDP fails).
+    if (status === 503 && route.id === "health.get") {
+      (problem.content as Record<string, unknown>) = { ...(problem.content as Record<string, unknown>), ...json(readSchema(route)) };
+      problem.description = `degraded (no active policy bundle), or ${codes.join(", ")}`;
+    }
+    responses[String(status)] = problem;
+  }
+  return responses;
+}
+
+/** A request body: the registry's value constraints for the fields the policy lets some grant write. */
+function requestSchema(route: RouteRecord): JsonSchema | undefined {
+  if (!route.body) return undefined;
+  const writable = new Set(writeFields(route.id));
+  const properties: Record<string, FieldSchema> = {};
+  for (const [name, schema] of Object.entries(route.body.properties)) if (writable.has(name)) properties[name] = schema;
+  const required = (route.body.required ?? []).filter((r) => writable.has(r));
+  return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
 /** The version parameter's schema: the published names, each deprecated one marked with its sunset and successor. */
@@ -79,6 +162,8 @@ export function openApiDocument(routes: RouteRecord[], versions: VersionCatalog,
 
 export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog, now: number = Date.now()): Record<string, unknown> {
   const { schema: versionParam, list: versionList } = versionSchema(versions, now);
+  // A request that negotiated its version by Accept gets that vendor type back (api/versions).
+  const mediaTypes = ["application/json", ...versionList.map((v) => `application/vnd.portcullis.${String(v.name)}+json`)];
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     if (!route.documented || route.audience === "internal") continue;
@@ -92,22 +177,15 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog,
         parameters.push({ name: "Api-Version", in: "header", required: false, schema: versionParam });
       }
       for (const p of route.params) parameters.push({ name: p.name, in: "query", required: false, description: p.description, schema: p.schema });
-      const view = VIEWS[route.resource];
       const operation: Record<string, unknown> = {
         operationId: `${route.id}${template.startsWith("/api/{version}") ? ".versioned" : ""}`,
         summary: route.summary,
         tags: [route.owner],
         parameters,
-        responses: {
-          [String(route.successStatus)]: { description: "OK", content: { "application/json": { schema: view ? schemaOf(view) : { type: "object" } } } },
-          default: { description: "An RFC 9457 problem", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
-        },
+        responses: responsesOf(route, mediaTypes),
       };
-      if (route.body) {
-        const body = schemaOf(route.body.properties);
-        if (route.body.required) body.required = route.body.required.filter((r) => !PROTECTED.has(r));
-        operation.requestBody = { required: (route.body.required ?? []).length > 0, content: { "application/json": { schema: body } } };
-      }
+      const body = requestSchema(route);
+      if (body) operation.requestBody = { required: body.required !== undefined, content: { "application/json": { schema: body } } };
       if (route.id !== "health.get" && route.id !== "openapi.get") operation.security = [{ bearer: [] }];
       (paths[template] ??= {})[route.method.toLowerCase()] = operation;
     }
@@ -125,8 +203,10 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog,
           properties: {
             type: { type: "string", description: `${PROBLEM_TYPE_PREFIX}<code>` },
             title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" }, decision_id: { type: "string" },
+            reason: { type: "string", description: "the policy's reason (403 forbidden, field_not_writable)" },
+            instance: { type: "string" },
           },
-          required: ["type", "title", "status", "decision_id"],
+          required: ["type", "title", "status", "detail", "decision_id"],
         },
       },
     },

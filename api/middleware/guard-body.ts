@@ -9,11 +9,12 @@
  * - keys that differ from another key only in letter case are refused
  *   (400 forbidden_key): `displayName` + `DisplayName` is smuggling;
  * - the submitted field names for the PDP are the top-level keys PLUS the
- *   canonical name of every protected field found at any depth under any
- *   letter case (`{"profile": {"IsAdmin": true}}` submits `profile` and
- *   `isAdmin`). The policy refuses every name that is not writable with
- *   403 field_not_writable: ONE behaviour for protected fields, whatever the
- *   nesting, casing or route.
+ *   policy's name of every protected or retired field (api/fields.ts, read
+ *   from the policy data) found at any depth under any spelling: letter
+ *   case, `_` and `-` are ignored (`{"profile": {"Owner-Id": 1}}` submits
+ *   `profile` and `owner_id`). The policy refuses every name that is not
+ *   writable with 403 field_not_writable: ONE behaviour for protected
+ *   fields, whatever the nesting, spelling or route.
  *
  * Refusals are recorded and answered after the PDP (see guard-params.ts);
  * an oversized body is refused at once (413) since it is never read.
@@ -21,11 +22,11 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { stateOf } from "../context";
 import { Problem } from "../problems";
+import { spellingKey, UNWRITABLE_FIELDS } from "../fields";
 import type { RouteRecord } from "../registry/types";
 
-/** Field names no route may set; mirrors rego/portcullis/fields/data.json (protected and retired). */
-export const PROTECTED_FIELDS = ["isAdmin", "ownerId", "owner_id", "account_credit_cents", "support_priority", "role", "debug", "billingPlan", "internalNotes", "tenant_id", "tenantId"];
-const PROTECTED_BY_LOWER = new Map(PROTECTED_FIELDS.map((f) => [f.toLowerCase(), f]));
+/** Any spelling of a protected or retired field -> the policy's name for it. */
+const UNWRITABLE_BY_SPELLING = new Map(UNWRITABLE_FIELDS.map((f) => [spellingKey(f), f]));
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const MAX_DEPTH = 16;
 
@@ -96,7 +97,7 @@ function inspect(value: unknown, submitted: Set<string>, depth: number): Problem
   let first: Problem | null = null;
   for (const key of Object.keys(value)) {
     const lower = key.toLowerCase();
-    const canonical = PROTECTED_BY_LOWER.get(lower);
+    const canonical = UNWRITABLE_BY_SPELLING.get(spellingKey(key));
     if (canonical) submitted.add(canonical);
     if (FORBIDDEN_KEYS.has(lower)) {
       submitted.add(key);

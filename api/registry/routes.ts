@@ -84,7 +84,6 @@ export const ROUTES: RouteRecord[] = [
       properties: {
         email: { type: "string", format: "email", maxLength: 254 },
         displayName: { type: "string", minLength: 1, maxLength: 100 },
-        locale: { type: "string", pattern: "^[a-z]{2}(-[A-Z]{2})?$" },
       },
       required: ["email"],
     },
@@ -124,12 +123,9 @@ export const ROUTES: RouteRecord[] = [
   },
   {
     id: "users.me.update", method: "PATCH", paths: ["/profile", "/api/{version}/users/me"], versions: "*",
-    resource: "user", action: "update", owner: "identity", summary: "Change the caller's display name or locale",
+    resource: "user", action: "update", owner: "identity", summary: "Change the caller's display name",
     params: [],
-    body: {
-      type: "object",
-      properties: { displayName: { type: "string", minLength: 1, maxLength: 100 }, locale: { type: "string", pattern: "^[a-z]{2}(-[A-Z]{2})?$" } },
-    },
+    body: { type: "object", properties: { displayName: { type: "string", minLength: 1, maxLength: 100 } } },
     rateLimit: "default", audience: "public", documented: true, successStatus: 200,
   },
   {

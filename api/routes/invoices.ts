@@ -5,7 +5,7 @@
  * return the same public view, cut to the same fields.read.
  */
 import { Problem } from "../problems";
-import { invoiceView } from "../views";
+import { invoiceView, LISTS } from "../views";
 import type { ActContext, RouteHandler } from "./types";
 
 /** Workflow transitions: the states each action may start from. */
@@ -40,7 +40,7 @@ const list: RouteHandler = {
     const limit = typeof ctx.query.limit === "number" ? ctx.query.limit : 50;
     const offset = typeof ctx.query.offset === "number" ? ctx.query.offset : 0;
     const rows = ctx.deps.db.invoices.listScoped(ctx.scope, { limit, offset });
-    return { status: 200, body: { many: rows.map(invoiceView), wrap: "invoices", extra: { limit, offset } } };
+    return { status: 200, body: { many: rows.map(invoiceView), wrap: LISTS["invoices.list"].rows, extra: { limit, offset } } };
   },
 };
 
@@ -50,14 +50,14 @@ const exportInvoices: RouteHandler = {
     const ids = raw === undefined ? undefined : [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
     if (ids !== undefined && (ids.length === 0 || ids.length > 100)) throw new Problem("invalid_param", { detail: "ids must name 1 to 100 invoices" });
     const rows = ids ? readMany(ctx, ids) : ctx.deps.db.invoices.listScoped(ctx.scope, { limit: 100, offset: 0 });
-    return { status: 200, body: { many: rows.map(invoiceView), wrap: "invoices", extra: { format: "json", exported_at: new Date().toISOString() } } };
+    return { status: 200, body: { many: rows.map(invoiceView), wrap: LISTS["invoices.export"].rows, extra: { format: "json", exported_at: new Date().toISOString() } } };
   },
 };
 
 const batch: RouteHandler = {
   act(ctx) {
     const rows = readMany(ctx, ctx.body.ids as string[]);
-    return { status: 200, body: { many: rows.map(invoiceView), wrap: "invoices" } };
+    return { status: 200, body: { many: rows.map(invoiceView), wrap: LISTS["invoices.batch"].rows } };
   },
 };
 

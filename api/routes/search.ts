@@ -11,6 +11,7 @@
 import { toScope } from "../../db";
 import { Problem } from "../problems";
 import { decideAsRoute } from "./related-decision";
+import { LISTS } from "../views";
 import type { RouteHandler } from "./types";
 
 const search: RouteHandler = {
@@ -23,7 +24,7 @@ const search: RouteHandler = {
     const invoices = invoiceDecision.allow
       ? ctx.deps.db.invoices.searchScoped(toScope(invoiceDecision.scope), q, limit).map((i) => ({ id: i.id, type: "invoice", title: i.number }))
       : [];
-    return { status: 200, body: { many: [...users, ...invoices].slice(0, limit), wrap: "results" } };
+    return { status: 200, body: { many: [...users, ...invoices].slice(0, limit), wrap: LISTS["search.get"].rows } };
   },
 };
 

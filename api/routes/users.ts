@@ -1,31 +1,31 @@
 /**
  * Users: the caller's own profile (GET /users/me, PATCH /profile and their
- * versioned forms), invitations, and admin moderation (suspend, disable,
+ * versioned forms: id, email, displayName; only displayName is writable),
+ * invitations, and admin moderation (suspend, disable,
  * ban). Profile routes always address the caller's own row: there is no id
  * in the request to tamper with, and the owner-scoped decision pins the
  * query to it anyway.
  */
 import type { UserRow } from "../../db";
 import { Problem } from "../problems";
-import { profileView } from "../views";
+import { userView } from "../views";
 import type { ActContext, RouteHandler } from "./types";
 
 const me: RouteHandler = {
   act(ctx) {
     const row = ctx.deps.db.users.getScoped(ctx.state.actor.id, ctx.scope);
     if (!row) throw new Problem("not_found");
-    return { status: 200, body: { one: profileView(row) } };
+    return { status: 200, body: { one: userView(row) } };
   },
 };
 
 const updateMe: RouteHandler = {
   act(ctx) {
-    const changes: { displayName?: string; locale?: string } = {};
+    const changes: { displayName?: string } = {};
     if (typeof ctx.body.displayName === "string") changes.displayName = ctx.body.displayName;
-    if (typeof ctx.body.locale === "string") changes.locale = ctx.body.locale;
     const row = ctx.deps.db.users.updateScoped(ctx.state.actor.id, ctx.scope, changes);
     if (!row) throw new Problem("not_found");
-    return { status: 200, body: { one: profileView(row) } };
+    return { status: 200, body: { one: userView(row) } };
   },
 };
 
@@ -35,13 +35,10 @@ const invite: RouteHandler = {
     // Invitations are always members: roles are never set through the API.
     const row = db.transaction((): UserRow => {
       const created = db.users.inviteScoped(ctx.scope, { email: ctx.body.email as string, role: "member" });
-      const changes: { displayName?: string; locale?: string } = {};
-      if (typeof ctx.body.displayName === "string") changes.displayName = ctx.body.displayName;
-      if (typeof ctx.body.locale === "string") changes.locale = ctx.body.locale;
-      if (Object.keys(changes).length === 0) return created;
-      return db.users.updateScoped(created.id, { tenant_id: ctx.scope.tenant_id }, changes) ?? created;
+      if (typeof ctx.body.displayName !== "string") return created;
+      return db.users.updateScoped(created.id, { tenant_id: ctx.scope.tenant_id }, { displayName: ctx.body.displayName }) ?? created;
     });
-    return { status: 201, body: { one: profileView(row) } };
+    return { status: 201, body: { one: userView(row) } };
   },
 };
 
@@ -57,7 +54,7 @@ function moderation(status: "suspended" | "disabled" | "banned"): RouteHandler {
       if (target === ctx.state.actor.id) throw new Problem("conflict", { detail: `admins cannot ${verb(status)} their own account` });
       const row = ctx.deps.db.users.setStatusScoped(target, ctx.scope, status);
       if (!row) throw new Problem("not_found");
-      return { status: 200, body: { one: profileView(row) } };
+      return { status: 200, body: { one: userView(row) } };
     },
   };
 }

@@ -20,11 +20,11 @@
  */
 import type { RequestState } from "../context";
 import type { ApiDeps } from "../deps";
-import { PROTECTED_FIELDS } from "../middleware/guard-body";
+import { UNWRITABLE_FIELDS } from "../fields";
 import { SECURITY_PARAMS } from "../middleware/guard-params";
 
 const PRIVILEGED_ROUTE = /^(admin\.|internal\.|metrics\.)/;
-const PROTECTED = new Set([...PROTECTED_FIELDS, "__proto__", "constructor", "prototype"]);
+const PROTECTED = new Set([...UNWRITABLE_FIELDS, "__proto__", "constructor", "prototype"]);
 
 export class SecurityMonitor {
   /** actor|resource type -> recent 404 ids with their times. */

@@ -69,7 +69,7 @@ test_no_view_lists_a_retired_field if {
 }
 
 test_protected_and_retired_lists_are_complete if {
-	object.keys(data.portcullis.fields.protected) == {"isAdmin", "ownerId", "account_credit_cents", "support_priority", "role", "debug"}
+	object.keys(data.portcullis.fields.protected) == {"isAdmin", "owner_id", "tenant_id", "account_credit_cents", "support_priority", "role", "debug"}
 	object.keys(data.portcullis.fields.retired) == {"role", "billingPlan", "internalNotes"}
 }
 

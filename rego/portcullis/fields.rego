@@ -3,7 +3,7 @@
 # A grant names a read view and (for routes with a body) a write view from
 # fields/data.json. Two lists there are enforced here on top of the views,
 # so a mistake in a view cannot expose or open them:
-#   - protected fields (isAdmin, ownerId, account_credit_cents,
+#   - protected fields (isAdmin, owner_id, tenant_id, account_credit_cents,
 #     support_priority, role, debug): NEVER writable through any route, and
 #     readable only by the roles listed for each;
 #   - retired fields (role, billingPlan, internalNotes: old versions' fields):

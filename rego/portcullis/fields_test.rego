@@ -4,7 +4,7 @@ package portcullis_test
 
 import data.portcullis
 
-protected_names := {"isAdmin", "ownerId", "account_credit_cents", "support_priority", "role", "debug"}
+protected_names := {"isAdmin", "owner_id", "tenant_id", "account_credit_cents", "support_priority", "role", "debug"}
 
 retired_names := {"role", "billingPlan", "internalNotes"}
 
@@ -23,7 +23,7 @@ test_support_reads_fewer_invoice_fields_than_admin if {
 	member := {f | some f in decide("member", "invoices.get", "GET", "read").fields.read}
 	support - admin == set()
 	count(support) < count(admin)
-	not "customer_email" in support
+	"owner_id" in admin
 	not "owner_id" in support
 	not "owner_id" in member
 }
@@ -31,16 +31,31 @@ test_support_reads_fewer_invoice_fields_than_admin if {
 test_own_profile_fields if {
 	every who in ["member", "support", "admin"] {
 		d := decide(who, "users.me.get", "GET", "read")
-		d.fields.read == ["id", "email", "displayName", "locale", "createdAt"]
+		d.fields.read == ["id", "email", "displayName"]
 		d.fields.write == []
 		u := decide(who, "users.me.update", "PATCH", "update")
-		u.fields.write == ["displayName", "locale"]
+		u.fields.write == ["displayName"]
 	}
 }
 
 test_profile_update_with_writable_fields_is_allowed if {
-	d := decide_with("member", "users.me.update", "PATCH", "update", {"fields": {"submitted": ["displayName", "locale"]}})
+	d := decide_with("member", "users.me.update", "PATCH", "update", {"fields": {"submitted": ["displayName"]}})
 	d.allow
+}
+
+# The profile's contract is id, email, displayName: locale and createdAt are
+# internal, so locale is no longer writable (nor readable) through any version.
+test_profile_locale_is_not_writable if {
+	d := decide_with("member", "users.me.update", "PATCH", "update", {"fields": {"submitted": ["displayName", "locale"]}})
+	d.reason == "field_not_writable"
+}
+
+# owner_id is the wire name (invoice views) and the protected name: a view
+# mistake cannot show it to members.
+test_owner_id_stays_hidden_from_members_even_if_a_view_lists_it if {
+	leaky := object.union(data.portcullis.fields.views, {"invoice.member": ["id", "owner_id", "tenant_id"]})
+	d := decide("member", "invoices.get", "GET", "read") with data.portcullis.fields.views as leaky
+	d.fields.read == ["id"]
 }
 
 test_profile_update_with_a_protected_field_is_403 if {
@@ -111,7 +126,7 @@ hidden_protected(f, who) if {
 test_view_mistakes_cannot_expose_protected_fields if {
 	leaky := object.union(data.portcullis.fields.views, {
 		"profile.self": ["id", "email", "isAdmin", "support_priority", "billingPlan", "internalNotes", "role"],
-		"profile.self_write": ["displayName", "isAdmin", "ownerId", "role", "debug"],
+		"profile.self_write": ["displayName", "isAdmin", "owner_id", "role", "debug"],
 	})
 	m := decide("member", "users.me.update", "PATCH", "update") with data.portcullis.fields.views as leaky
 	m.fields.read == ["id", "email"]

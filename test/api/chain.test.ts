@@ -124,7 +124,7 @@ describe("diagnostics", () => {
     expect(res.body.metrics.requests_total).toBeGreaterThan(0);
   });
 
-  test("openapi.json: from the registry, no internal operation, no protected field", async () => {
+  test("openapi.json: from the registry, no internal operation, protected fields only where their readers get them", async () => {
     const res = await request(h.app).get("/openapi.json");
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
@@ -133,8 +133,15 @@ describe("diagnostics", () => {
     expect(paths.some((p) => p.includes("internal"))).toBe(false);
     expect(paths).not.toContain("/metrics");
     const text = JSON.stringify(res.body);
-    for (const f of ["isAdmin", "ownerId", "owner_id", "account_credit_cents", "support_priority", "\"role\"", "\"debug\"", "billingPlan", "internalNotes", "tenant_id"]) {
+    for (const f of ["isAdmin", "ownerId", "account_credit_cents", "support_priority", "\"role\"", "\"debug\"", "billingPlan", "internalNotes", "tenant_id", "locale"]) {
       expect(text).not.toContain(f);
+    }
+    // owner_id: admins read it, so their answers' schema has it, optional and saying who reads it; no request body takes it.
+    const invoice = res.body.paths["/invoices/{invoice_id}"].get.responses["200"].content["application/json"].schema;
+    expect(invoice.properties.owner_id).toMatchObject({ type: "string", description: "read only by admin" });
+    expect(invoice.required).not.toContain("owner_id");
+    for (const ops of Object.values(res.body.paths) as Array<Record<string, { requestBody?: unknown }>>) {
+      for (const op of Object.values(ops)) expect(JSON.stringify(op.requestBody ?? {})).not.toContain("owner_id");
     }
     const documented = ROUTES.filter((r) => r.documented && r.audience !== "internal");
     for (const r of documented) for (const p of r.paths) expect(res.body.paths[p][r.method.toLowerCase()]).toBeDefined();

@@ -47,12 +47,13 @@ describe.each(SERVED)("version %s", (version) => {
 
   test("the same input accepted and the same attacks refused", async () => {
     const alice = await h.auth("u_alice");
-    const ok = await request(h.app).patch(`/api/${version}/users/me`).set(alice).send({ locale: "fr-FR" });
+    const ok = await request(h.app).patch(`/api/${version}/users/me`).set(alice).send({ displayName: `Alice ${version}` });
     expect(ok.status).toBe(200);
-    for (const body of [{ role: "admin" }, { billingPlan: "enterprise" }, { internalNotes: "x" }, { isAdmin: true }]) {
+    expect(Object.keys(ok.body).sort()).toEqual(["displayName", "email", "id"]);
+    for (const body of [{ role: "admin" }, { billingPlan: "enterprise" }, { internalNotes: "x" }, { isAdmin: true }, { locale: "fr-FR" }]) {
       expectProblem(await request(h.app).patch(`/api/${version}/users/me`).set(alice).send(body), 403, "field_not_writable");
     }
-    expectProblem(await request(h.app).patch(`/api/${version}/users/me`).set(alice).send({ locale: 7 }), 400, "invalid_body");
+    expectProblem(await request(h.app).patch(`/api/${version}/users/me`).set(alice).send({ displayName: 7 }), 400, "invalid_body");
     expectProblem(await request(h.app).get(`/api/${version}/users/me`), 401, "authentication_required");
     expect(h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })).toMatchObject({ role: "member", billing_plan: "team" });
     // Unversioned routes through the header refuse the same way.

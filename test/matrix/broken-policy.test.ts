@@ -4,7 +4,9 @@
  * the PDP's hot reload, and runs the invoices.get cells:
  * - a rule: members' invoice reads lose their owner filter (a member reads
  *   any invoice of her tenant) -> unexpected allows, by cell;
- * - a field view: members may read `owner_id` -> unexpected allows of a field.
+ * - a field view: members may read `owner_id` (listed in their view AND
+ *   made readable by members in the protected list, since the protected list
+ *   alone keeps a view mistake from leaking it) -> unexpected allows of a field.
  * The HTML page, rendered by chromium, shows those cells as unexpected allows.
  */
 import * as fs from "node:fs";
@@ -70,9 +72,10 @@ test("a member reading any invoice of her tenant is caught, cell by cell", async
 
 test("a field leaked to members is caught as an unexpected allow of that field", async () => {
   await shipAltered(server, "matrix-broken-field", ({ data }) => {
-    const views = (data.portcullis as { fields: { views: Record<string, string[]> } }).fields.views;
-    expect(views["invoice.member"]).not.toContain("owner_id");
-    views["invoice.member"].push("owner_id");
+    const fields = (data.portcullis as { fields: { views: Record<string, string[]>; protected: Record<string, { readable_by: string[] }> } }).fields;
+    expect(fields.views["invoice.member"]).not.toContain("owner_id");
+    fields.views["invoice.member"].push("owner_id");
+    fields.protected.owner_id.readable_by.push("member");
   });
   const report = await server.run({ routes: ["invoices.get"] });
   const failing = report.cells.filter((c) => c.outcome !== "pass" && c.outcome !== "n/a");

@@ -163,10 +163,10 @@ describe("data.portcullis.decision", () => {
     expect(support.every((f) => admin.includes(f))).toBe(true);
   });
 
-  it("lets a profile update write displayName and locale only", () => {
-    const ok = decide(request("member", "users.me.update", { fields: { submitted: ["displayName", "locale"] } }));
-    expect(ok).toMatchObject({ allow: true, fields: { read: ["id", "email", "displayName", "locale", "createdAt"], write: ["displayName", "locale"] } });
-    for (const f of ["isAdmin", "ownerId", "account_credit_cents", "support_priority", "role", "debug", "billingPlan", "internalNotes"]) {
+  it("lets a profile update write displayName only, and read id, email, displayName", () => {
+    const ok = decide(request("member", "users.me.update", { fields: { submitted: ["displayName"] } }));
+    expect(ok).toMatchObject({ allow: true, fields: { read: ["id", "email", "displayName"], write: ["displayName"] } });
+    for (const f of ["locale", "isAdmin", "owner_id", "tenant_id", "account_credit_cents", "support_priority", "role", "debug", "billingPlan", "internalNotes"]) {
       for (const who of ["member", "admin"]) {
         const d = decide(request(who, "users.me.update", { fields: { submitted: ["displayName", f] } }));
         expect(d).toMatchObject({ allow: false, status: 403, reason: "field_not_writable" });
