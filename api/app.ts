@@ -70,7 +70,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.set("query parser", false);
 
   const stores = options.rateLimitStore ?? new MemoryRateLimitStore();
-  const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps));
+  const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps), deps.pdp);
   const authn = authenticate(deps, stores);
   const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const limiter = rateLimit(deps.rateLimits, stores);
@@ -85,7 +85,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
       continue;
     }
     const chain = [
-      log,
+      log(record),
       authn,
       resolveRoute(record, deps),
       guardParams(record),
@@ -107,7 +107,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   if (problems.length > 0) throw new StartupCheckError(problems);
 
   // Unmatched paths: logged and rate-limited by client address (route probing spends a budget too).
-  app.use(compose([log, limiter, notFound]));
+  app.use(compose([log(), limiter, notFound]));
   app.use(problemHandler(deps));
   return app;
 }

@@ -44,6 +44,17 @@ export interface RequestState {
   result?: ActResult;
   /** The problem code answered, for the log and security events. */
   problem?: string;
+  /** Why a bearer token was refused (a class, never the token): malformed, bad_signature, expired, unknown_subject, ... */
+  tokenFailure?: string;
+  /**
+   * For an allowed request naming one object: whether the operation's query
+   * through the decision's scope found it (false: answered 404 not_found).
+   */
+  scopeFound?: boolean;
+  /** The verified test run the request belongs to (api/identity/test-run.ts); never set from an unverified header. */
+  testRun?: string;
+  /** The request's outcome has been handed to the decision log (once per request). */
+  outcomeRecorded?: boolean;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ id: "anonymous", tenant: null, roles: [] as string[] }) as Actor;

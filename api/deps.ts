@@ -13,7 +13,7 @@ import type { VersionCatalog } from "./versions";
 export type ApiLogger = (entry: Record<string, unknown>) => void;
 
 export interface ApiDeps {
-  pdp: Pick<Pdp, "decide" | "status">;
+  pdp: Pick<Pdp, "decide" | "refuse" | "outcome" | "status">;
   db: PortcullisDb;
   verifyToken: TokenVerifier;
   versions: VersionCatalog;

@@ -2,29 +2,38 @@
  * `portcullis decisions`: how an auditor reads the decision log.
  *
  *   portcullis decisions [--db FILE] [--actor ID] [--denied] [--since T]
- *                        [--path P] [--id DECISION_ID] [--limit N] [--json]
+ *                        [--path P] [--id DECISION_ID] [--test-run ID]
+ *                        [--exclude-test-runs] [--limit N] [--json]
  *
- * Default: a table, newest first (time, decision id, actor, path,
- * allowed/denied with status and reason, bundle revision). --json prints the
- * full logged events, one JSON object per line (ready for jq).
+ * Default: a table, newest first: time, decision id, actor, the request
+ * (method and path), route id, version, the policy's answer, what the client
+ * finally got, bundle revision. The policy's answer reads `allowed 200 ...`,
+ * `denied 403 role_required`, or `not asked` for a refusal made before the
+ * policy (bad token, unknown version, rate limit...). The outcome reads
+ * `404 not_found (no row in scope)`, `200`, or `none` when the request never
+ * finished (the process stopped). --json prints each logged event (OPA's
+ * shape) with an `outcome` member, one JSON object per line (ready for jq).
  */
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
 import { openForRead } from "../pdp/log/store";
 import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, type DecisionEntry, type DecisionQuery } from "../pdp/log/query";
 import { one, parseArgs, UsageError } from "./args";
+import { printable } from "./events";
 
 export const DECISIONS_USAGE =
-  "decisions [--db FILE] [--actor ID] [--denied] [--since 2h|2026-11-21T14:00:00Z] [--path P] [--id DECISION_ID] [--limit N] [--json]";
+  "decisions [--db FILE] [--actor ID] [--denied] [--since 2h|2026-11-21T14:00:00Z] [--path /http/path|route.id|decision/path] [--id DECISION_ID] [--test-run ID | --exclude-test-runs] [--limit N] [--json]";
 
 export async function decisionsCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--db": "db", "--actor": "actor", "--since": "since", "--path": "path", "--id": "id", "--limit": "limit" },
-    switches: { "--denied": "denied", "--json": "json" },
+    values: { "--db": "db", "--actor": "actor", "--since": "since", "--path": "path", "--id": "id", "--limit": "limit", "--test-run": "testRun" },
+    switches: { "--denied": "denied", "--json": "json", "--exclude-test-runs": "excludeTestRuns" },
   });
   if (args.positionals.length > 0) throw new UsageError(`decisions takes no positional arguments (got ${args.positionals.join(" ")})`);
   const limitText = one(args, "limit");
   const limit = limitText === undefined ? DEFAULT_QUERY_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got ${limitText}`);
+  const testRun = one(args, "testRun");
+  if (testRun !== undefined && args.switches.has("excludeTestRuns")) throw new UsageError("--test-run and --exclude-test-runs exclude each other");
   const since = one(args, "since");
   const query: DecisionQuery = {
     actor: one(args, "actor"),
@@ -32,6 +41,8 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
     since: since === undefined ? undefined : parseSince(since),
     path: one(args, "path"),
     id: one(args, "id"),
+    testRun,
+    excludeTestRuns: args.switches.has("excludeTestRuns"),
     limit,
   };
 
@@ -39,7 +50,8 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
   try {
     const entries = queryDecisions(db, query);
     if (args.switches.has("json")) {
-      for (const entry of entries) console.log(JSON.stringify(entry.event));
+      // printable() keeps each line valid JSON: what it escapes can only occur inside strings.
+      for (const entry of entries) console.log(printable(JSON.stringify(jsonOf(entry))));
     } else {
       console.log(formatTable(entries, limit));
     }
@@ -49,27 +61,65 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-const HEADERS = ["TIME (UTC)", "DECISION ID", "ACTOR", "PATH", "DECISION", "REVISION"];
+/** The logged event with the request's outcome beside it; without a logged event, the id and the outcome. */
+function jsonOf(entry: DecisionEntry): Record<string, unknown> {
+  return { ...(entry.event ?? { decision_id: entry.decision_id, decision_logged: false }), outcome: entry.outcome };
+}
+
+const HEADERS = ["TIME (UTC)", "DECISION ID", "ACTOR", "REQUEST", "ROUTE", "VERSION", "POLICY", "OUTCOME", "REVISION"];
 
 export function formatTable(entries: DecisionEntry[], limit: number): string {
   if (entries.length === 0) return "no decisions match";
-  const rows = entries.map((e) => [
-    // Millisecond precision reads well; the full timestamp is in --json.
-    e.timestamp.replace(/^(.{19})(\.\d{1,3})?\d*Z$/, "$1$2Z").replace("T", " "),
-    e.decision_id,
-    e.actor_id ?? "-",
-    e.path ?? "-",
-    describe(e),
-    e.revision ?? "-",
-  ]);
+  const rows = entries.map((e) =>
+    [
+      // Millisecond precision reads well; the full timestamp is in --json.
+      e.timestamp.replace(/^(.{19})(\.\d{1,3})?\d*Z$/, "$1$2Z").replace("T", " "),
+      e.decision_id,
+      e.actor_id ?? "-",
+      e.outcome ? `${e.outcome.method} ${e.outcome.http_path}` : "-",
+      e.outcome?.route_id ?? routeOf(e) ?? "-",
+      e.outcome?.version ?? versionOf(e) ?? "-",
+      policy(e),
+      outcome(e),
+      e.revision ?? "-",
+    ].map(printable),
+  );
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
   const footer = entries.length === limit ? `(newest ${limit} shown; --limit N for more)` : `${entries.length} decision${entries.length === 1 ? "" : "s"}`;
   return [line(HEADERS), ...rows.map(line), footer].join("\n");
 }
 
-/** `allowed 200 allowed`, `denied 403 role_required`, `denied pdp_error` (no status when the PDP failed). */
-function describe(e: DecisionEntry): string {
+/**
+ * The policy's answer: `allowed 200 allowed`, `denied 403 role_required`,
+ * `denied pdp_error` (no status when the PDP failed), `not asked` (refused
+ * before the policy), `not logged` (an outcome whose decision event is
+ * absent: dropped by the drop policy, or lost).
+ */
+function policy(e: DecisionEntry): string {
+  if (!e.event) return "not logged";
   const erased = e.event.erased?.includes("/input") ? " [input erased]" : "";
+  if (e.event.custom?.policy_evaluated === false) return "not asked" + erased;
   return [e.allowed ? "allowed" : "denied", e.status ?? "", e.reason ?? ""].filter((p) => p !== "").join(" ") + erased;
+}
+
+/** What the client got: `200`, `404 not_found (no row in scope)`, `none` (never finished), with the test run when there is one. */
+function outcome(e: DecisionEntry): string {
+  const o = e.outcome;
+  if (!o) return "none";
+  const parts = [o.aborted ? `aborted${o.status ? ` ${o.status}` : ""}` : String(o.status)];
+  if (o.problem) parts.push(o.problem);
+  if (o.scope_found === false) parts.push("(no row in scope)");
+  if (o.test_run) parts.push(`[test run ${o.test_run}]`);
+  return parts.join(" ");
+}
+
+function routeOf(e: DecisionEntry): string | undefined {
+  const route = (e.event?.input as { route?: { id?: unknown } } | undefined)?.route;
+  return typeof route?.id === "string" && route.id !== "" ? route.id : undefined;
+}
+
+function versionOf(e: DecisionEntry): string | undefined {
+  const route = (e.event?.input as { route?: { version?: unknown } } | undefined)?.route;
+  return typeof route?.version === "string" && route.version !== "" ? route.version : undefined;
 }

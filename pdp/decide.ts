@@ -16,7 +16,7 @@ import { newDecisionId } from "./decision-id";
 import { messageOf, PdpError, type DecisionFailureCode } from "./errors";
 import type { Engine, EvaluationTexts } from "./engine";
 import type { Logger } from "./logger";
-import type { Decision, DecisionContext, DecisionInput, DecisionLog, DecisionRecord, RecordedDecision } from "./types";
+import type { Decision, DecisionContext, DecisionInput, DecisionLog, DecisionRecord, RecordedDecision, Refusal, RefusalInput } from "./types";
 import { validateDecision } from "./validate";
 
 export interface DecideDeps {
@@ -92,6 +92,32 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
   }
   const { allow, status, reason, scope, fields } = decision;
   return { allow, status, reason, scope, fields, decisionId, revision };
+}
+
+/**
+ * A refusal the API made before asking the policy (bad token, unknown
+ * version, rate limit, no such route...), on the record under the
+ * request's decision id like any decision: no evaluation, no result, no
+ * bundle revision; the event's `custom` says so (see pdp/log). The active
+ * bundle's mask and drop policies still apply to it. Never throws.
+ */
+export function recordRefusal(engine: Engine | null, deps: DecideDeps, input: RefusalInput, context: DecisionContext, refusal: Refusal): void {
+  const record: DecisionRecord = {
+    decisionId: typeof context.decisionId === "string" && context.decisionId !== "" ? context.decisionId : newDecisionId(),
+    path: "",
+    input,
+    revision: "",
+    context,
+    evalNs: Number.NaN,
+    evaluate: engine?.evaluator ?? null,
+    bundle: engine?.ref ?? null,
+    refusal,
+  };
+  try {
+    deps.log.record(record);
+  } catch (err) {
+    safeLog(deps.logger, { level: "error", event: "pdp.decision_log_failed", decision_id: record.decisionId, message: messageOf(err) });
+  }
 }
 
 function safeLog(logger: Logger, entry: Parameters<Logger>[0]): void {

@@ -22,12 +22,12 @@
 import { FileBundleSource, type FileSourceOptions } from "./bundles/file-source";
 import { HttpBundleSource, type HttpSourceOptions } from "./bundles/http-source";
 import type { BundleSource } from "./bundles/source";
-import { decide, type DecideDeps } from "./decide";
+import { decide, recordRefusal, type DecideDeps } from "./decide";
 import { Engine } from "./engine";
 import { messageOf, PdpError } from "./errors";
 import { consoleLogger, type Logger } from "./logger";
 import { StatusTracker, type PdpStatus } from "./status";
-import type { DecisionContext, DecisionInput, DecisionLog, RecordedDecision } from "./types";
+import type { DecisionContext, DecisionInput, DecisionLog, RecordedDecision, Refusal, RefusalInput, RequestOutcome } from "./types";
 import { validateDecision } from "./validate";
 
 export { PdpError } from "./errors";
@@ -63,6 +63,10 @@ export interface PdpOptions {
 export interface Pdp {
   /** Synchronous, never throws; a PDP failure is a 503 deny. */
   decide(input: DecisionInput, context?: DecisionContext): RecordedDecision;
+  /** Records, under `context.decisionId`, a refusal made before the policy was asked (no evaluation). Never throws. */
+  refuse(input: RefusalInput, context: DecisionContext, refusal: Refusal): void;
+  /** Records how a request ended, beside its decision (the decision log's `outcomes`). Never throws. */
+  outcome(outcome: RequestOutcome): void;
   status(): PdpStatus;
   /** Checks the source for a new bundle now; resolves once it is activated, refused or found unchanged. */
   refresh(): Promise<void>;
@@ -116,6 +120,18 @@ class DecisionPoint implements Pdp {
   decide(input: DecisionInput, context?: DecisionContext): RecordedDecision {
     // Read the reference once: a swap during this call cannot mix two bundles.
     return decide(this.active, this.deps, input, context);
+  }
+
+  refuse(input: RefusalInput, context: DecisionContext, refusal: Refusal): void {
+    recordRefusal(this.active, this.deps, input, context, refusal);
+  }
+
+  outcome(outcome: RequestOutcome): void {
+    try {
+      this.options.log.recordOutcome?.(outcome);
+    } catch (err) {
+      this.logger({ level: "error", event: "pdp.decision_log_failed", decision_id: outcome.decisionId, message: messageOf(err) });
+    }
   }
 
   status(): PdpStatus {

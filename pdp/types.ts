@@ -78,6 +78,8 @@ export interface DecisionEvent {
   erased?: string[];
   masked?: string[];
   error?: { code: string; message: string };
+  /** OPA's optional extras: here, a refusal made before any policy was evaluated (and why masking failed, when it did). */
+  custom?: Record<string, unknown>;
 }
 
 /**
@@ -102,9 +104,9 @@ export interface BundleRef {
 /** What the PDP hands to the decision log for every decision, allow or deny, exactly once. */
 export interface DecisionRecord {
   decisionId: string;
-  /** Decision path in slash form, e.g. `portcullis/decision`. */
+  /** Decision path in slash form, e.g. `portcullis/decision` ("" for a refusal: no policy was asked). */
   path: string;
-  input: DecisionInput;
+  input: DecisionInput | RefusalInput;
   /** The raw policy result (omitted when undefined). */
   result?: unknown;
   /**
@@ -125,6 +127,66 @@ export interface DecisionRecord {
   evaluate: PolicyEvaluator | null;
   /** The bundle behind `evaluate` (set by the PDP), so a log in a worker can evaluate mask/drop there; absent for other evaluators. */
   bundle?: BundleRef | null;
+  /**
+   * Set when NO policy was evaluated: the API refused the request before
+   * asking (bad token, unknown version, rate limit, no such route, ...).
+   * The event then has no `result` and no `bundles`, and says so in
+   * `custom` (`policy_evaluated: false`, `refusal`): see pdp/log/README.md.
+   */
+  refusal?: Refusal;
+}
+
+/**
+ * The input of a refusal made before the policy was asked: the decision
+ * input's shape, with what the API had learnt by then (`null` for the
+ * route, action and resource when no route matched).
+ */
+export interface RefusalInput {
+  actor: Actor;
+  action: string | null;
+  resource: DecisionInput["resource"] | null;
+  route: { id: string; method: string; version: string } | null;
+  fields?: { submitted: string[] };
+  params?: string[];
+}
+
+/** A refusal the API made before the policy was asked. */
+export interface Refusal {
+  /** The chain step that refused: `authenticate`, `resolve-route`, `rate-limit`, `route`, ... */
+  stage: string;
+  status: number;
+  /** The problem code answered (type `urn:portcullis:problem:<code>`). */
+  problem: string;
+}
+
+/**
+ * How a request ended, recorded by the API when its response is finished
+ * (or abandoned), under the request's decision id. The decision log stores
+ * it beside the decision (pdp/log `outcomes`), so an auditor sees the
+ * policy's answer AND what the client got: a read the policy allowed whose
+ * scoped query found no row is a 404 refusal, not a 200.
+ */
+export interface RequestOutcome {
+  decisionId: string;
+  method: string;
+  /** The HTTP path, without the query string. */
+  path: string;
+  routeId: string | null;
+  version: string | null;
+  actorId: string;
+  status: number;
+  /** The problem code answered; null for a success. */
+  problem: string | null;
+  /**
+   * For a request that named one object by id and was allowed: whether the
+   * query through the decision's scope found it (false: answered 404 although
+   * the policy allowed). null when no scoped lookup by id ran.
+   */
+  scopeFound: boolean | null;
+  /** The verified test run the request belongs to (api/identity/test-run.ts); null for ordinary traffic. */
+  testRun: string | null;
+  /** The connection closed before the response was complete. */
+  aborted: boolean;
 }
 
 /**
@@ -134,6 +196,8 @@ export interface DecisionRecord {
  */
 export interface DecisionLog {
   record(record: DecisionRecord): void;
+  /** Stores a request's outcome beside its decision (a log without it keeps decisions only). Never throws or waits. */
+  recordOutcome?(outcome: RequestOutcome): void;
   /** Writes out everything buffered (graceful shutdown). */
   flush(): Promise<void>;
 }

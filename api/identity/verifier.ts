@@ -27,6 +27,31 @@ export class TokenError extends Error {
 
 export type TokenVerifier = (token: string) => Promise<string>;
 
+/** jose's error codes, by the class of failure an auditor reads in security events. */
+const FAILURE_CLASSES: Record<string, string> = {
+  ERR_JWT_EXPIRED: "expired",
+  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: "bad_signature",
+  ERR_JWKS_NO_MATCHING_KEY: "unknown_key",
+  ERR_JWKS_MULTIPLE_MATCHING_KEYS: "unknown_key",
+  ERR_JOSE_ALG_NOT_ALLOWED: "algorithm_not_allowed",
+  ERR_JOSE_NOT_SUPPORTED: "algorithm_not_allowed",
+  ERR_JWT_CLAIM_VALIDATION_FAILED: "claims_invalid",
+  ERR_NO_SUBJECT: "claims_invalid",
+  ERR_JWS_INVALID: "malformed",
+  ERR_JWT_INVALID: "malformed",
+  ERR_JWKS_TIMEOUT: "key_set_unavailable",
+  ERR_JWKS_INVALID: "key_set_unavailable",
+};
+
+/**
+ * Why a token failed, as a class (`expired`, `bad_signature`, `malformed`,
+ * `claims_invalid`, ...): what security events record, never the token.
+ */
+export function tokenFailureClass(err: unknown): string {
+  const code = err instanceof TokenError ? err.code : (err as { code?: unknown } | null)?.code;
+  return (typeof code === "string" && FAILURE_CLASSES[code]) || "invalid";
+}
+
 const MAX_CACHED = 10_000;
 
 export async function createVerifier(config: IdentityConfig & { cacheTtlSec?: number }, now: () => number = Date.now): Promise<TokenVerifier> {

@@ -42,7 +42,11 @@ export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps) {
         body,
         id: state.resource.id,
       });
+      if (state.resource.id !== undefined) state.scopeFound = true;
     } catch (err) {
+      // The policy allowed and the operation reads only through the decision's scope: a not_found
+      // here is a query through the scope that found no row (the id is missing, or somebody else's).
+      if (err instanceof Problem && err.code === "not_found" && state.resource.id !== undefined) state.scopeFound = false;
       if (err instanceof DbInputError) {
         throw err.code === "conflict" ? new Problem("conflict", { detail: err.message }) : new Problem("invalid_body", { detail: err.message });
       }

@@ -22,6 +22,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { stateOf } from "../context";
 import type { ApiDeps } from "../deps";
+import { tokenFailureClass } from "../identity/verifier";
 import { Problem } from "../problems";
 import type { RateLimitStore } from "./rate-limit";
 
@@ -39,21 +40,22 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
       res.setHeader("Retry-After", String(spent.resetSec));
       throw new Problem("rate_limited", { detail: "Too many failed authentications from this address; retry later." });
     }
-    const fail = (): Problem => {
+    const fail = (why: string): Problem => {
+      stateOf(res).tokenFailure = why;
       store.hit(key, budget.windowSec);
       res.setHeader("WWW-Authenticate", 'Bearer error="invalid_token"');
       return new Problem("invalid_token");
     };
     const match = BEARER.exec(header.trim());
-    if (!match) throw fail();
+    if (!match) throw fail("malformed");
     let subject: string;
     try {
       subject = await deps.verifyToken(match[1]);
-    } catch {
-      throw fail();
+    } catch (err) {
+      throw fail(tokenFailureClass(err));
     }
     const identity = deps.db.users.findIdentity(subject);
-    if (!identity) throw fail();
+    if (!identity) throw fail("unknown_subject");
     const state = stateOf(res);
     if (identity.status !== "active") {
       // Recorded as who tried, so the log and security events show the account.

@@ -11,11 +11,19 @@
  *                               admin, role, include, ...) on a route that
  *                               does not declare it
  *   cross_tenant_id             a path or body id names a row of another tenant
+ *   cross_owner_id              an allowed read or write by id found no row in the
+ *                               caller's owner scope because the row is another
+ *                               user's of the same tenant (a BOLA attempt)
+ *   invalid_token               a bearer token was refused: detail.reason is the class
+ *                               (malformed, bad_signature, expired, unknown_key,
+ *                               claims_invalid, algorithm_not_allowed, unknown_subject)
  *   enumeration                 one actor gets 404 for `threshold` distinct ids
  *                               of one resource type within the window
  *   inactive_account            a genuine token of a suspended/disabled/banned account
  *
- * Details hold names, ids and reasons, never bodies or tokens. Recording
+ * Details hold names, ids and reasons, never bodies or tokens. A request
+ * of a verified test run carries its run id (`test_run`), so auditors can
+ * tell a matrix or inventory run's provocations from an attacker's. Recording
  * never fails a request: errors go to the structured log.
  */
 import type { RequestState } from "../context";
@@ -43,6 +51,7 @@ export class SecurityMonitor {
     const reason = state.decision && !state.decision.allow ? state.decision.reason : undefined;
 
     if (state.problem === "account_inactive") this.record(state, status, "inactive_account", {});
+    if (state.problem === "invalid_token") this.record(state, status, "invalid_token", { reason: state.tokenFailure ?? "invalid" });
     if (!route) return;
     if (PRIVILEGED_ROUTE.test(route.id) && (reason === "role_required" || reason === "authentication_required")) {
       this.record(state, status, "admin_route_denied", { reason });
@@ -58,6 +67,11 @@ export class SecurityMonitor {
     const resourceTenant = state.resource.tenant ?? (status === 404 ? this.ownerTenant(route.resource, state.resource.id) : undefined);
     if (resourceTenant && state.actor.tenant && resourceTenant !== state.actor.tenant) {
       this.record(state, status, "cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
+    } else if (state.scopeFound === false && state.actor.tenant && state.decision?.scope.owner_id) {
+      const owner = this.ownerInTenant(route.resource, state.resource.id, state.actor.tenant);
+      if (owner && owner !== state.decision.scope.owner_id) {
+        this.record(state, status, "cross_owner_id", { resource_type: route.resource, resource_id: state.resource.id, outcome: "not_found" });
+      }
     }
     if (status === 404 && state.resource.id && state.actor.id !== "anonymous") {
       const ids = this.notFound(`${state.actor.id}|${route.resource}`, state.resource.id);
@@ -74,7 +88,7 @@ export class SecurityMonitor {
         // Authentication runs before route resolution: an inactive account is refused before a route is known.
         routeId: state.route?.id ?? "unresolved",
         decisionId: state.decisionId,
-        detail: { status, version: state.version?.name ?? null, client: state.client, ...detail },
+        detail: { status, version: state.version?.name ?? null, client: state.client, ...detail, ...(state.testRun ? { test_run: state.testRun } : {}) },
       });
     } catch (err) {
       this.deps.logger({ level: "error", event: "security_event.record_failed", kind, message: err instanceof Error ? err.message : String(err) });
@@ -93,6 +107,23 @@ export class SecurityMonitor {
     try {
       if (resource === "invoice") return this.deps.db.invoices.tenantOf(id);
       if (resource === "export") return this.deps.db.exportJobs.tenantOf(id);
+      return undefined;
+    } catch {
+      return undefined; // a malformed id: nothing owns it
+    }
+  }
+
+  /**
+   * Who owns a row of the caller's tenant that the caller's owner scope did
+   * not find: read within the tenant only, after the answer has gone out,
+   * to classify the attempt (never to answer it). The owner is never put in
+   * the event: the caller's scope did not allow them to learn it.
+   */
+  private ownerInTenant(resource: string, id: string | undefined, tenant: string): string | undefined {
+    if (!id) return undefined;
+    try {
+      if (resource === "invoice") return this.deps.db.invoices.getScoped(id, { tenant_id: tenant })?.owner_id;
+      if (resource === "export") return this.deps.db.exportJobs.getScoped(id, { tenant_id: tenant })?.requested_by;
       return undefined;
     } catch {
       return undefined; // a malformed id: nothing owns it

@@ -43,10 +43,15 @@ export function buildEvent(record: DecisionRecord, source: EventSource, timestam
   if (record.revision) event.bundles = { [source.bundleName]: { revision: record.revision } };
   if (record.context?.requestedBy) event.requested_by = record.context.requestedBy;
   if (typeof record.context?.reqId === "number") event.req_id = record.context.reqId;
-  if (Number.isFinite(record.evalNs) && record.evalNs >= 0) {
+  if (Number.isFinite(record.evalNs) && record.evalNs >= 0 && !record.refusal) {
     event.metrics = { timer_rego_query_eval_ns: Math.round(record.evalNs) };
   }
   if (record.error) event.error = { code: String(record.error.code), message: String(record.error.message) };
+  if (record.refusal) {
+    // No policy ran: no result, no bundles, no timer; the marker says so and what the API answered.
+    const { stage, status, problem } = record.refusal;
+    event.custom = { policy_evaluated: false, refusal: { stage: String(stage), status: Number(status), problem: String(problem) } };
+  }
   return event;
 }
 

@@ -24,7 +24,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
-import type { DecisionLog } from "../types";
+import type { DecisionLog, RequestOutcome } from "../types";
 import type { DecisionLogError } from "./errors";
 import { packageVersion } from "./event";
 import type { HttpSinkOptions } from "./http-sink";
@@ -66,7 +66,7 @@ export interface DecisionLogOptions {
 }
 
 export interface DecisionLogStats {
-  /** record() calls. */
+  /** record() and recordOutcome() calls: recorded = logged + droppedByPolicy + internalErrors + outcomes + queued. */
   recorded: number;
   /** Events handed to the sinks. */
   logged: number;
@@ -76,12 +76,15 @@ export interface DecisionLogStats {
   failSafe: number;
   /** Records lost to a bug in the log itself (reported; should stay 0). */
   internalErrors: number;
+  /** Request outcomes handed to the sinks (the SQLite sink stores them; its counters count both kinds of row). */
+  outcomes: number;
   /** Records not processed yet: waiting for the next batch, or on their way to (or in) the worker. */
   queued: number;
   sinks: Record<string, SinkStats>;
 }
 
 export interface ManagedDecisionLog extends DecisionLog {
+  recordOutcome(outcome: RequestOutcome): void;
   /** Flushes every sink, then closes them (the database last). Records after close are counted as dropped by the sinks. */
   close(): Promise<void>;
   stats(): DecisionLogStats;

@@ -10,22 +10,23 @@
  * Used when the log cannot run in a worker (worker-log.ts): a remote sink
  * or a console stream of the caller's, or `worker: false`.
  */
-import type { DecisionRecord } from "../types";
+import type { DecisionRecord, RequestOutcome } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatTimestamp, nowNs, type EventSource } from "./event";
 import type { DecisionLogStats, ManagedDecisionLog } from "./index";
 import type { MaskOptions } from "./mask";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { ErrorReporter } from "./sink";
+import { outcomeRowOf } from "./store";
 
 /** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
 const MAX_QUEUED = 1000;
 
-/** A record and the time record() was called (formatting costs more than reading the clock: done in the batch). */
-export interface QueuedRecord {
-  record: DecisionRecord;
-  ns: bigint;
-}
+/**
+ * A decision record or a request outcome, and the time it was handed in
+ * (formatting costs more than reading the clock: done in the batch).
+ */
+export type QueuedRecord = { record: DecisionRecord; outcome?: undefined; ns: bigint } | { record?: undefined; outcome: RequestOutcome; ns: bigint };
 
 /**
  * The records waiting for the next batch, shared by both logs: `drain`
@@ -39,7 +40,15 @@ export class RecordQueue {
   constructor(private readonly drain: () => void) {}
 
   push(record: DecisionRecord): void {
-    this.entries.push({ record, ns: nowNs() });
+    this.add({ record, ns: nowNs() });
+  }
+
+  pushOutcome(outcome: RequestOutcome): void {
+    this.add({ outcome, ns: nowNs() });
+  }
+
+  private add(entry: QueuedRecord): void {
+    this.entries.push(entry);
     if (this.entries.length >= MAX_QUEUED) this.drain();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -68,10 +77,11 @@ export function createLocalDecisionLog(config: SinkConfig, source: EventSource, 
   const queue = new RecordQueue(drain);
 
   function drain(): void {
-    for (const { record, ns } of queue.take()) {
+    for (const { record, outcome, ns } of queue.take()) {
       try {
+        if (outcome) processor.processOutcome(outcomeRowOf(outcome, formatTimestamp(ns)));
         // A failed snapshot is logged without its input: nothing is left for the policies to mask.
-        processor.processBuilt(snapshotRecord(record, source, formatTimestamp(ns)), record.evaluate ?? null);
+        else processor.processBuilt(snapshotRecord(record, source, formatTimestamp(ns)), record.evaluate ?? null);
       } catch (err) {
         // The steps handle their own failures; reaching here is a bug, so it is counted and reported.
         counts.internalErrors++;
@@ -84,6 +94,10 @@ export function createLocalDecisionLog(config: SinkConfig, source: EventSource, 
     record(r: DecisionRecord): void {
       recorded++;
       queue.push(r);
+    },
+    recordOutcome(o: RequestOutcome): void {
+      recorded++;
+      queue.pushOutcome(o);
     },
     async flush(): Promise<void> {
       drain();

@@ -4,7 +4,8 @@
  *
  *   snapshotRecord  record -> event + its JSON text (the snapshot; on the
  *                   thread that recorded, while the PDP's objects are current)
- *   EventProcessor  drop, mask (mask.ts), then every sink, with the counts
+ *   EventProcessor  drop, mask (mask.ts), then every sink, with the counts;
+ *                   request outcomes straight to the sinks that store them
  *   createSinks     the sinks a configuration asks for
  *
  * Every function here reports failures through `onError` and counts them;
@@ -19,6 +20,7 @@ import { buildEvent, snapshotOf, type EventSource } from "./event";
 import { HttpSink, type HttpSinkOptions } from "./http-sink";
 import { maskAndDrop, type LogEvent, type MaskOptions } from "./mask";
 import type { ErrorReporter, Sink } from "./sink";
+import type { OutcomeRow } from "./store";
 import { SqliteSink, type SqliteSinkOptions } from "./sqlite-sink";
 
 /** Where each record went; recorded = logged + droppedByPolicy + internalErrors (+ queued). */
@@ -27,9 +29,11 @@ export interface LogCounts {
   droppedByPolicy: number;
   failSafe: number;
   internalErrors: number;
+  /** Request outcomes handed to the sinks (recordOutcome). */
+  outcomes: number;
 }
 
-export const zeroCounts = (): LogCounts => ({ logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0 });
+export const zeroCounts = (): LogCounts => ({ logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, outcomes: 0 });
 
 export interface SinkConfig {
   db?: string | Omit<SqliteSinkOptions, "onError">;
@@ -89,6 +93,19 @@ export class EventProcessor {
       this.onError(built.error);
     }
     this.process(built.event, built.json, built.error ? null : evaluate);
+  }
+
+  /** A request's outcome: to every sink that stores outcomes (no policy applies: it holds no input). */
+  processOutcome(row: OutcomeRow): void {
+    this.counts.outcomes++;
+    for (const sink of this.sinks) {
+      try {
+        sink.writeOutcome?.(row);
+      } catch (err) {
+        this.counts.internalErrors++;
+        this.onError(new DecisionLogError("event_build_error", `${sink.name} sink (outcome): ${messageOf(err)}`));
+      }
+    }
   }
 
   /** `evaluate` null: no policy (no bundle, or the event was masked already); redaction still runs. */

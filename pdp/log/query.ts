@@ -1,7 +1,19 @@
 /**
  * Reading the SQLite decision log: the filters an auditor needs (actor,
- * denied only, since a time, decision path, one decision id), served by the
- * indexed columns, newest first.
+ * refused only, since a time, HTTP path / route id / decision path, one
+ * decision id, test runs), newest first. Each entry joins the policy's
+ * decision event with the request's outcome (what the client got), by
+ * decision id:
+ *
+ * - a decision and its outcome: the usual case;
+ * - a decision without an outcome: the process stopped before the
+ *   response finished (a crash), or the request was recorded by a build
+ *   that did not record outcomes;
+ * - an outcome without a decision: the drop policy dropped the event (an
+ *   allowed anonymous health check), or it was lost.
+ *
+ * Decisions are read first through their indexes; outcomes without a
+ * decision are then read only as far back as the oldest decision shown.
  */
 import type Database from "better-sqlite3";
 import { DecisionLogError } from "./errors";
@@ -10,62 +22,181 @@ import type { LogEvent } from "./mask";
 
 export interface DecisionQuery {
   actor?: string;
-  /** Only denials (allowed = 0). */
+  /**
+   * Only refusals: the policy denied (or no policy was asked), or the
+   * request's final status was an error (>= 400), e.g. a read the policy
+   * allowed whose scoped query found no row (404).
+   */
   denied?: boolean;
   /** Log timestamp text (see parseSince): only decisions at or after it. */
   since?: string;
-  /** Decision path; also matches paths below it (`portcullis` matches `portcullis/decision`). */
+  /**
+   * An HTTP path (`/invoices/inv_1`, exact), a route id (`invoices.get`), or a
+   * decision path, which also matches paths below it (`portcullis` matches
+   * `portcullis/decision`).
+   */
   path?: string;
   id?: string;
+  /** Only requests of this verified test run. */
+  testRun?: string;
+  /** Leave out every request of a verified test run. */
+  excludeTestRuns?: boolean;
   /** Most recent N (default 100). */
   limit?: number;
 }
 
+/** What the client got (the `outcomes` row). */
+export interface OutcomeEntry {
+  timestamp: string;
+  method: string;
+  http_path: string;
+  route_id: string | null;
+  version: string | null;
+  actor_id: string;
+  status: number;
+  problem: string | null;
+  scope_found: boolean | null;
+  test_run: string | null;
+  aborted: boolean;
+}
+
 export interface DecisionEntry {
   decision_id: string;
+  /** The decision's time, or the outcome's when no decision was logged. */
   timestamp: string;
+  /** Decision path (null for a refusal made before the policy was asked, or without a decision). */
   path: string | null;
   actor_id: string | null;
-  allowed: boolean;
+  /** The policy's answer (false too when no policy was asked); null when no decision was logged. */
+  allowed: boolean | null;
   status: number | null;
   reason: string | null;
   revision: string | null;
-  event: LogEvent;
+  /** The logged event (OPA's shape); null when no decision was logged for this id. */
+  event: LogEvent | null;
+  /** What the client got; null when the request never finished (or predates outcomes). */
+  outcome: OutcomeEntry | null;
 }
 
 export const DEFAULT_QUERY_LIMIT = 100;
 
+const OUTCOME_COLUMNS = ["timestamp", "method", "http_path", "route_id", "version", "actor_id", "status", "problem", "scope_found", "test_run", "aborted"];
+
+/** One condition, written for each side of the join: the decisions with their outcomes (d, o), and the outcomes alone (o). */
+interface Condition {
+  withDecision: string;
+  outcomeOnly: string;
+}
+
 export function queryDecisions(db: Database.Database, query: DecisionQuery): DecisionEntry[] {
-  const where: string[] = [];
+  const conditions: Condition[] = [];
   const params: Record<string, unknown> = {};
+  const both = (sql: string, outcomeSql = sql): void => void conditions.push({ withDecision: sql, outcomeOnly: outcomeSql });
   if (query.id !== undefined) {
-    where.push("decision_id = @id");
+    both("d.decision_id = @id", "o.decision_id = @id");
     params.id = query.id;
   }
   if (query.actor !== undefined) {
-    where.push("actor_id = @actor");
+    both("d.actor_id = @actor", "o.actor_id = @actor");
     params.actor = query.actor;
   }
-  if (query.denied) where.push("allowed = 0");
+  if (query.denied) both("(d.allowed = 0 OR o.status >= 400)", "o.status >= 400");
   if (query.since !== undefined) {
-    where.push("timestamp >= @since");
+    both("d.timestamp >= @since", "o.timestamp >= @since");
     params.since = query.since;
   }
   if (query.path !== undefined) {
-    const path = query.path.replace(/^data[./]/, "").replace(/^\/+|\/+$/g, "").replace(/\./g, "/");
-    where.push("(path = @path OR path LIKE @below ESCAPE '\\')");
-    params.path = path;
-    params.below = path.replace(/[\\%_]/g, (c) => "\\" + c) + "/%";
+    const decisionPath = query.path.replace(/^data[./]/, "").replace(/^\/+|\/+$/g, "").replace(/\./g, "/");
+    both("(d.path = @dpath OR d.path LIKE @below ESCAPE '\\' OR o.http_path = @path OR o.route_id = @path)", "(o.http_path = @path OR o.route_id = @path)");
+    params.path = query.path;
+    params.dpath = decisionPath;
+    params.below = decisionPath.replace(/[\\%_]/g, (c) => "\\" + c) + "/%";
   }
+  if (query.testRun !== undefined) {
+    both("o.test_run = @run");
+    params.run = query.testRun;
+  }
+  if (query.excludeTestRuns) both("(o.test_run IS NULL)");
   const limit = query.limit ?? DEFAULT_QUERY_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) throw new DecisionLogError("decisions_bad_filter", `limit must be a positive integer, got ${limit}`);
   params.limit = limit;
-  const sql =
-    "SELECT decision_id, timestamp, path, actor_id, allowed, status, reason, revision, event FROM decisions" +
-    (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
-    " ORDER BY timestamp DESC, seq DESC LIMIT @limit";
-  const rows = db.prepare(sql).all(params) as Array<Omit<DecisionEntry, "allowed" | "event"> & { allowed: number; event: string }>;
-  return rows.map((row) => ({ ...row, allowed: row.allowed === 1, event: JSON.parse(row.event) as LogEvent }));
+
+  const outcomeColumns = OUTCOME_COLUMNS.map((c) => `o.${c} AS o_${c}`).join(", ");
+  // A store written before outcomes existed, opened read-only: an empty stand-in with the same columns.
+  const outcomes = hasOutcomes(db) ? "outcomes" : `(SELECT NULL AS seq, NULL AS decision_id, ${OUTCOME_COLUMNS.map((c) => `NULL AS ${c}`).join(", ")} LIMIT 0)`;
+  const where = (side: keyof Condition, extra: string[] = []) => {
+    const all = [...conditions.map((c) => c[side]), ...extra];
+    return all.length > 0 ? ` WHERE ${all.join(" AND ")}` : "";
+  };
+  const decided = db
+    .prepare(
+      "SELECT d.decision_id, d.timestamp, d.path, d.actor_id, d.allowed, d.status, d.reason, d.revision, d.event, " +
+        outcomeColumns +
+        ` FROM decisions d LEFT JOIN ${outcomes} o ON o.decision_id = d.decision_id` +
+        where("withDecision") +
+        " ORDER BY d.timestamp DESC, d.seq DESC LIMIT @limit",
+    )
+    .all(params) as Row[];
+  // Outcomes alone only as far back as the oldest decision shown: older ones cannot make the cut.
+  const cutoff = decided.length === limit ? decided[decided.length - 1].timestamp : undefined;
+  const alone = db
+    .prepare(
+      "SELECT o.decision_id, o.timestamp, NULL AS path, NULL AS actor_id, NULL AS allowed, NULL AS status, NULL AS reason, NULL AS revision, NULL AS event, " +
+        outcomeColumns +
+        ` FROM ${outcomes} o` +
+        where("outcomeOnly", ["NOT EXISTS (SELECT 1 FROM decisions d WHERE d.decision_id = o.decision_id)", ...(cutoff ? ["o.timestamp >= @cutoff"] : [])]) +
+        " ORDER BY o.timestamp DESC, o.seq DESC LIMIT @limit",
+    )
+    .all(cutoff ? { ...params, cutoff } : params) as Row[];
+  const rows = alone.length === 0 ? decided : [...decided, ...alone].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0)).slice(0, limit);
+  return rows.map(entryOf);
+}
+
+function hasOutcomes(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outcomes'").get() !== undefined;
+}
+
+type Row = {
+  decision_id: string;
+  timestamp: string;
+  path: string | null;
+  actor_id: string | null;
+  allowed: number | null;
+  status: number | null;
+  reason: string | null;
+  revision: string | null;
+  event: string | null;
+} & Record<`o_${string}`, unknown>;
+
+function entryOf(row: Row): DecisionEntry {
+  const outcome: OutcomeEntry | null =
+    row.o_timestamp === null || row.o_timestamp === undefined
+      ? null
+      : {
+          timestamp: row.o_timestamp as string,
+          method: row.o_method as string,
+          http_path: row.o_http_path as string,
+          route_id: row.o_route_id as string | null,
+          version: row.o_version as string | null,
+          actor_id: row.o_actor_id as string,
+          status: row.o_status as number,
+          problem: row.o_problem as string | null,
+          scope_found: row.o_scope_found === null ? null : row.o_scope_found === 1,
+          test_run: row.o_test_run as string | null,
+          aborted: row.o_aborted === 1,
+        };
+  return {
+    decision_id: row.decision_id,
+    timestamp: row.timestamp,
+    path: row.path,
+    actor_id: row.actor_id ?? outcome?.actor_id ?? null,
+    allowed: row.allowed === null ? null : row.allowed === 1,
+    status: row.status,
+    reason: row.reason,
+    revision: row.revision,
+    event: row.event === null ? null : (JSON.parse(row.event) as LogEvent),
+    outcome,
+  };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { DecisionLogError } from "./errors";
 import type { LogEvent } from "./mask";
+import type { OutcomeRow } from "./store";
 
 export interface SinkStats {
   /** Events delivered (committed, printed, acknowledged by the receiver). */
@@ -26,6 +27,11 @@ export interface Sink {
    * what it keeps here, never later.
    */
   write(event: LogEvent, json?: string): void;
+  /**
+   * Queues a request's outcome (the SQLite store keeps them beside the
+   * decisions); sinks without it carry OPA's events only. Never throws.
+   */
+  writeOutcome?(row: OutcomeRow): void;
   /** Delivers everything queued (bounded retries for remote sinks). */
   flush(): Promise<void>;
   /** Flushes, then releases the sink; events still pending are counted as dropped. */

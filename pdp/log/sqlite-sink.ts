@@ -4,13 +4,15 @@
  * or as soon as a batch is full. `write` only queues, so a decision never
  * waits for the disk. A failed batch stays queued and is retried on the
  * next tick; a full queue drops its oldest events and counts them.
+ * Request outcomes (writeOutcome) share the queue, the batches and the
+ * counters with the decision events: one transaction holds both kinds.
  */
 import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
 import { DecisionLogError, messageOf } from "./errors";
 import type { LogEvent } from "./mask";
 import type { ErrorReporter, Sink, SinkStats } from "./sink";
-import { openForAppend, rowOf, type DecisionRow } from "./store";
+import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "./store";
 
 export interface SqliteSinkOptions {
   file: string;
@@ -43,6 +45,15 @@ function insertSql(n: number): string {
        ON CONFLICT (decision_id) DO NOTHING`;
 }
 
+const insertOutcomeSql = `INSERT INTO outcomes (decision_id, timestamp, method, http_path, route_id, version, actor_id, status, problem, scope_found, test_run, aborted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (decision_id) DO NOTHING`;
+
+/** A queued row: a decision event's, or a request outcome's (which has no `event`). */
+type QueuedRow = DecisionRow | OutcomeRow;
+
+const isOutcome = (row: QueuedRow): row is OutcomeRow => !("event" in row);
+
 /** The row's values at values[at..at + COLUMNS), in insertSql's column order. */
 function bindRow(values: unknown[], at: number, r: DecisionRow): unknown[] {
   values[at] = r.decision_id;
@@ -63,12 +74,13 @@ export class SqliteSink implements Sink {
   private readonly insert: Database.Statement;
   /** ROWS_PER_STATEMENT rows in one INSERT. */
   private readonly insertMany: Database.Statement;
+  private readonly insertOutcome: Database.Statement;
   /** Rows, extracted at write time (the event may share objects with the PDP). */
-  private readonly queue: BoundedBuffer<DecisionRow>;
+  private readonly queue: BoundedBuffer<QueuedRow>;
   private readonly intervalMs: number;
   private readonly batchSize: number;
   /** One transaction per batch (built once); returns the rows inserted. */
-  private readonly writeBatch: (rows: DecisionRow[]) => number;
+  private readonly writeBatch: (rows: QueuedRow[]) => number;
   private timer: NodeJS.Timeout | undefined;
   private written = 0;
   private failures = 0;
@@ -84,8 +96,20 @@ export class SqliteSink implements Sink {
     this.intervalMs = options.flushIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 500;
     const values: unknown[] = new Array(ROWS_PER_STATEMENT * COLUMNS);
-    this.writeBatch = this.db.transaction((rows: DecisionRow[]) => {
+    this.insertOutcome = this.db.prepare(insertOutcomeSql);
+    this.writeBatch = this.db.transaction((queued: QueuedRow[]) => {
       let n = 0;
+      let rows = queued as DecisionRow[];
+      if (queued.some(isOutcome)) {
+        rows = [];
+        for (const row of queued) {
+          if (!isOutcome(row)) rows.push(row);
+          else {
+            const r = row;
+            n += this.insertOutcome.run(r.decision_id, r.timestamp, r.method, r.http_path, r.route_id, r.version, r.actor_id, r.status, r.problem, r.scope_found, r.test_run, r.aborted).changes;
+          }
+        }
+      }
       let i = 0;
       for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
         for (let k = 0; k < ROWS_PER_STATEMENT; k++) bindRow(values, k * COLUMNS, rows[i + k]);
@@ -103,6 +127,15 @@ export class SqliteSink implements Sink {
       return;
     }
     this.queue.push(rowOf(event, json));
+    this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
+  }
+
+  writeOutcome(row: OutcomeRow): void {
+    if (this.closed) {
+      this.queue.countDropped();
+      return;
+    }
+    this.queue.push(row);
     this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
   }
 

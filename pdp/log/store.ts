@@ -4,7 +4,9 @@
  *
  * One row per event: the full masked event as JSON plus indexed columns
  * copied out of it (decision id, time, path, actor, allowed, status, reason,
- * revision) so auditors can filter without parsing JSON. The table is
+ * revision) so auditors can filter without parsing JSON. Beside it, one row
+ * per request outcome (`outcomes`: what the client got, under the same
+ * decision id), which the queries join to the decision. The table is
  * append-only: triggers refuse UPDATE and DELETE, and a repeated decision_id
  * keeps the first event (so INSERT OR REPLACE cannot overwrite one). (DROP TABLE and editing
  * the file by hand are outside what a trigger can stop: protect the file.)
@@ -13,6 +15,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { DecisionLogError } from "./errors";
+import type { RequestOutcome } from "../types";
 import type { LogEvent } from "./mask";
 
 /** Where the decision log lives unless configured otherwise (relative to the working directory). */
@@ -52,6 +55,39 @@ CREATE TRIGGER IF NOT EXISTS decisions_no_update BEFORE UPDATE ON decisions
 BEGIN SELECT RAISE(ABORT, 'decision log is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_no_delete BEFORE DELETE ON decisions
 BEGIN SELECT RAISE(ABORT, 'decision log is append-only: DELETE refused'); END;
+
+-- What each request's client got, keyed by the decision id the response
+-- carried (RequestOutcome, recorded when the response finished). A decision
+-- without an outcome is a request the process did not finish (a crash); an
+-- outcome without a decision, one whose event the drop policy dropped or
+-- the process lost. Append-only like decisions. (Added to stores made
+-- before it by IF NOT EXISTS: the decisions table is untouched.)
+CREATE TABLE IF NOT EXISTS outcomes (
+  seq         INTEGER PRIMARY KEY,
+  decision_id TEXT NOT NULL UNIQUE,
+  timestamp   TEXT NOT NULL,
+  method      TEXT NOT NULL,
+  http_path   TEXT NOT NULL,
+  route_id    TEXT,
+  version     TEXT,
+  actor_id    TEXT NOT NULL,
+  status      INTEGER NOT NULL,
+  problem     TEXT,
+  scope_found INTEGER CHECK (scope_found IN (0, 1)),
+  test_run    TEXT,
+  aborted     INTEGER NOT NULL CHECK (aborted IN (0, 1))
+);
+CREATE INDEX IF NOT EXISTS outcomes_by_time  ON outcomes (timestamp);
+CREATE INDEX IF NOT EXISTS outcomes_by_path  ON outcomes (http_path, timestamp);
+CREATE INDEX IF NOT EXISTS outcomes_by_route ON outcomes (route_id, timestamp);
+CREATE INDEX IF NOT EXISTS outcomes_by_run   ON outcomes (test_run, timestamp) WHERE test_run IS NOT NULL;
+CREATE TRIGGER IF NOT EXISTS outcomes_keep_first BEFORE INSERT ON outcomes
+WHEN EXISTS (SELECT 1 FROM outcomes WHERE decision_id = NEW.decision_id)
+BEGIN SELECT RAISE(IGNORE); END;
+CREATE TRIGGER IF NOT EXISTS outcomes_no_update BEFORE UPDATE ON outcomes
+BEGIN SELECT RAISE(ABORT, 'decision log is append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS outcomes_no_delete BEFORE DELETE ON outcomes
+BEGIN SELECT RAISE(ABORT, 'decision log is append-only: DELETE refused'); END;
 `;
 
 /** The row written for an event: its indexed columns and its JSON. */
@@ -65,6 +101,44 @@ export interface DecisionRow {
   reason: string | null;
   revision: string | null;
   event: string;
+}
+
+/** The row written for a request's outcome (RequestOutcome with the time it was recorded). */
+export interface OutcomeRow {
+  decision_id: string;
+  timestamp: string;
+  method: string;
+  http_path: string;
+  route_id: string | null;
+  version: string | null;
+  actor_id: string;
+  status: number;
+  problem: string | null;
+  scope_found: 0 | 1 | null;
+  test_run: string | null;
+  aborted: 0 | 1;
+}
+
+/** Longest path kept: a path is client text, and one request must not bloat the log. */
+const MAX_PATH_CHARS = 1024;
+
+/** The outcome's row; `timestamp` is the log's text of when it was recorded. */
+export function outcomeRowOf(outcome: RequestOutcome, timestamp: string): OutcomeRow {
+  const path = String(outcome.path);
+  return {
+    decision_id: String(outcome.decisionId),
+    timestamp,
+    method: String(outcome.method).slice(0, 16),
+    http_path: path.length <= MAX_PATH_CHARS ? path : path.slice(0, MAX_PATH_CHARS - 1) + "…",
+    route_id: outcome.routeId ?? null,
+    version: outcome.version ?? null,
+    actor_id: String(outcome.actorId),
+    status: Number(outcome.status),
+    problem: outcome.problem ?? null,
+    scope_found: outcome.scopeFound === null || outcome.scopeFound === undefined ? null : outcome.scopeFound ? 1 : 0,
+    test_run: outcome.testRun ?? null,
+    aborted: outcome.aborted ? 1 : 0,
+  };
 }
 
 /** Opens (creating if needed) the store for appending: WAL, schema, triggers. */
@@ -97,6 +171,21 @@ export function rowOf(event: LogEvent, json?: string): DecisionRow {
   const result = asObject(event.result);
   let revision: string | null = null;
   for (const name in event.bundles) revision = revision === null ? event.bundles[name].revision : `${revision},${event.bundles[name].revision}`;
+  // A refusal made before any policy ran (event.custom.refusal): denied, with the API's status and problem.
+  const refusal = asObject(asObject(event.custom)?.refusal);
+  if (refusal) {
+    return {
+      decision_id: event.decision_id,
+      timestamp: event.timestamp,
+      path: event.path ?? null,
+      actor_id: typeof actor?.id === "string" ? actor.id : null,
+      allowed: 0,
+      status: typeof refusal.status === "number" ? refusal.status : null,
+      reason: typeof refusal.problem === "string" ? refusal.problem : null,
+      revision,
+      event: json ?? JSON.stringify(event),
+    };
+  }
   return {
     decision_id: event.decision_id,
     timestamp: event.timestamp,

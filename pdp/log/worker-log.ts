@@ -25,7 +25,7 @@
  */
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { BundleRef, DecisionRecord } from "../types";
+import type { BundleRef, DecisionRecord, RequestOutcome } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatTimestamp, type EventSource } from "./event";
 import type { DecisionLogStats, ManagedDecisionLog } from "./index";
@@ -33,7 +33,7 @@ import { createLocalDecisionLog, RecordQueue } from "./local-log";
 import { maskAndDrop, type MaskOptions } from "./mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeline";
 import type { ErrorReporter } from "./sink";
-import { openForAppend } from "./store";
+import { openForAppend, outcomeRowOf } from "./store";
 import type { WorkerInit } from "./worker";
 import { allocateRing, RecordBuffer, RingWriter } from "./ring";
 import { EventRecords, WorkerStats, type EncodedEvent, type FromWorker, type ToWorker } from "./worker-protocol";
@@ -94,6 +94,7 @@ export function createWorkerDecisionLog(
   let lost = 0; // events the worker had not finished when it failed
   let abandoned = names.map(() => 0); // per sink: events the failed worker's sink still held, counted as dropped
   let lateDrops = 0; // records after close
+  let lateOutcomes = 0; // outcomes after close (only the SQLite sink takes outcomes)
   let nextId = 0;
   let unannounced = 0; // events written to the ring since the worker was last woken
   let wakeTimer: NodeJS.Timeout | undefined;
@@ -133,7 +134,10 @@ export function createWorkerDecisionLog(
       ),
     );
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
-    for (const { record } of queue.take()) fallback.record(record);
+    for (const { record, outcome } of queue.take()) {
+      if (outcome) fallback.recordOutcome(outcome);
+      else fallback.record(record);
+    }
     for (const id of [...waiting.keys()]) settle(id);
   }
 
@@ -165,9 +169,11 @@ export function createWorkerDecisionLog(
     // Nothing is queued unless running: fail() hands the queue to the fallback, close() drains first.
     const batch = queue.take();
     if (batch.length === 0 || state !== "running") return;
-    for (const { record, ns } of batch) {
+    for (const { record, outcome, ns } of batch) {
       try {
-        if (record.bundle && record.evaluate && EventRecords.shippable(record)) {
+        if (outcome) {
+          send(EventRecords.outcome(JSON.stringify(outcomeRowOf(outcome, formatTimestamp(ns)))));
+        } else if (record.bundle && record.evaluate && EventRecords.shippable(record)) {
           send(EventRecords.parts(record, ns, keyOf(record.bundle)));
         } else {
           snapshotHere(record, ns);
@@ -267,6 +273,17 @@ export function createWorkerDecisionLog(
       }
       queue.push(r);
     },
+    recordOutcome(o: RequestOutcome): void {
+      recorded++;
+      if (state === "failed") return fallback!.recordOutcome(o);
+      if (state === "closed") {
+        // As a decision after close: counted, and dropped by the sinks.
+        mine.outcomes++;
+        lateOutcomes++;
+        return;
+      }
+      queue.pushOutcome(o);
+    },
     async flush(): Promise<void> {
       drain();
       await request("flush");
@@ -291,13 +308,14 @@ export function createWorkerDecisionLog(
           const s = { ...reported, pending: reported.pending - abandoned[n], dropped: reported.dropped + abandoned[n] };
           const f = local?.sinks[name];
           const merged = f ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures } : s;
-          return [name, { ...merged, dropped: merged.dropped + lateDrops }];
+          return [name, { ...merged, dropped: merged.dropped + lateDrops + (name === "sqlite" ? lateOutcomes : 0) }];
         }),
       );
       const inFlight = state === "failed" ? 0 : sent - shared.processed();
       return {
         recorded,
         logged: sum("logged"),
+        outcomes: sum("outcomes"),
         droppedByPolicy: sum("droppedByPolicy"),
         failSafe: sum("failSafe"),
         internalErrors: sum("internalErrors") + lost,

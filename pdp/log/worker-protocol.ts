@@ -27,7 +27,7 @@ export type ToWorker =
 
 export type FromWorker = { type: "error"; code: string; message: string } | { type: "done"; id: number };
 
-const COUNTS = ["logged", "droppedByPolicy", "failSafe", "internalErrors"] as const;
+const COUNTS = ["logged", "droppedByPolicy", "failSafe", "internalErrors", "outcomes"] as const;
 const SINK_FIELDS = ["written", "pending", "dropped", "failures", "duplicates"] as const;
 /** Slot 0: events the worker has finished (logged, dropped or failed); then COUNTS; then SINK_FIELDS per sink. */
 const HEADER = 1 + COUNTS.length;
@@ -79,6 +79,7 @@ export class WorkerStats {
 /** The first byte of each event record: how the rest of it reads. */
 const SNAPSHOT = 0;
 const PARTS = 1;
+const OUTCOME = 2;
 /** The texts of a PARTS record, in the order below. */
 const PARTS_TEXTS = 7;
 
@@ -98,8 +99,11 @@ export interface ShippedRecord {
   resultJson: string | undefined;
 }
 
-/** An event as the worker reads it: a snapshot's JSON text, or a record's parts; with its bundle key. */
-export type ShippedEvent = { json: string; parts?: undefined; key: string | null } | { json?: undefined; parts: ShippedRecord; key: string };
+/** An event as the worker reads it: a snapshot's JSON text, or a record's parts, with its bundle key; or a request outcome's row (JSON). */
+export type ShippedEvent =
+  | { json: string; parts?: undefined; outcome?: undefined; key: string | null }
+  | { json?: undefined; parts: ShippedRecord; outcome?: undefined; key: string }
+  | { json?: undefined; parts?: undefined; outcome: string; key: null };
 
 /**
  * How an event is written as a record (RecordWriter, ring.ts). Most records
@@ -114,6 +118,7 @@ export type ShippedEvent = { json: string; parts?: undefined; key: string | null
  *   PARTS     ns, evalNs, reqId (NaN: none), then texts: decisionId, path,
  *             revision, requestedBy | null, inputJson, resultJson | null,
  *             bundle key
+ *   OUTCOME   texts: a request outcome's row as JSON (store.ts OutcomeRow)
  */
 export const EventRecords = {
   /** Whether `record` can travel as parts: texts for what it has, nothing the worker could not rebuild faithfully. */
@@ -146,6 +151,18 @@ export const EventRecords = {
     };
   },
 
+  /** A request outcome's row, as JSON. */
+  outcome(json: string): EncodedEvent {
+    const texts = [json];
+    return {
+      bound: 1 + RecordWriter.textsBound(texts),
+      fill(w) {
+        w.u8(OUTCOME);
+        w.texts(texts);
+      },
+    };
+  },
+
   /** A parts record (`record` must be shippable()), and the most bytes it takes. */
   parts(record: DecisionRecord, ns: bigint, key: string): EncodedEvent {
     const context = record.context ?? {};
@@ -165,10 +182,12 @@ export const EventRecords = {
   },
 
   read(r: RecordReader): ShippedEvent {
-    if (r.u8() === SNAPSHOT) {
+    const kind = r.u8();
+    if (kind === SNAPSHOT) {
       const [json, key] = r.texts(2);
       return { json: json!, key };
     }
+    if (kind === OUTCOME) return { outcome: r.texts(1)[0]!, key: null };
     const ns = r.u64();
     const evalNs = r.f64();
     const reqId = r.f64();

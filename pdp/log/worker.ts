@@ -28,6 +28,7 @@ import { formatTimestamp, type EventSource } from "./event";
 import type { LogEvent, MaskOptions } from "./mask";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { Sink } from "./sink";
+import type { OutcomeRow } from "./store";
 import { RecordBuffer, RingReader } from "./ring";
 import { EventRecords, WorkerStats, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 
@@ -170,12 +171,15 @@ function main(): void {
     publish();
   }
 
-  async function processEvent({ json, parts, key }: ShippedEvent): Promise<void> {
+  async function processEvent({ json, parts, outcome, key }: ShippedEvent): Promise<void> {
     try {
-      const evaluate = key === null ? null : (ready.get(key) ?? (await evaluatorFor(key)));
-      if (json !== undefined) {
+      if (outcome !== undefined) {
+        processor.processOutcome(JSON.parse(outcome) as OutcomeRow);
+      } else if (json !== undefined) {
+        const evaluate = key === null ? null : (ready.get(key) ?? (await evaluatorFor(key)));
         processor.process(JSON.parse(json) as LogEvent, json, evaluate);
       } else {
+        const evaluate = ready.get(key) ?? (await evaluatorFor(key));
         // The built event refers to stand-ins for input and result: the sinks get it parsed from its text.
         const built = snapshotRecord(recordOf(parts), init.source, formatTimestamp(parts.ns));
         processor.processBuilt({ ...built, event: JSON.parse(built.json) as LogEvent }, evaluate);

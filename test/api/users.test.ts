@@ -89,7 +89,7 @@ describe("own profile", () => {
     const [logged] = queryDecisions(log, { id: res.headers["decision-id"] });
     log.close();
     expect(logged).toMatchObject({ allowed: false, reason: "field_not_writable" });
-    expect((logged.event.input as { fields: { submitted: string[] } }).fields.submitted.sort()).toEqual(Object.keys(body).sort());
+    expect((logged.event!.input as { fields: { submitted: string[] } }).fields.submitted.sort()).toEqual(Object.keys(body).sort());
     expect(Object.keys(body).length).toBeGreaterThan(1000);
   });
 

@@ -63,15 +63,16 @@ function ids(out: string): string[] {
   return out.split("\n").map((l) => /\b(d-\d)\b/.exec(l)?.[1]).filter((id): id is string => id !== undefined);
 }
 
-test("the default table: newest first, with time, id, actor, path, decision and revision", async () => {
+test("the default table: newest first, with time, id, actor, request, route, version, the policy's answer, the outcome and revision", async () => {
   const { code, out } = await run("--db", db);
   expect(code).toBe(0);
   const lines = out.split("\n");
-  expect(lines[0]).toMatch(/^TIME \(UTC\)\s+DECISION ID\s+ACTOR\s+PATH\s+DECISION\s+REVISION$/);
+  expect(lines[0]).toMatch(/^TIME \(UTC\)\s+DECISION ID\s+ACTOR\s+REQUEST\s+ROUTE\s+VERSION\s+POLICY\s+OUTCOME\s+REVISION$/);
   expect(ids(out)).toEqual(["d-5", "d-4", "d-3", "d-2", "d-1"]);
-  expect(lines[1]).toMatch(/^2026-11-21 09:20:00\.000Z\s+d-5\s+anonymous\s+portcullis\/decision\s+denied invalid_decision\s+rev-7$/);
-  expect(lines.find((l) => l.includes("d-2"))).toMatch(/u_bob\s+portcullis\/decision\s+denied 403 role_required\s+rev-7$/);
-  expect(lines.find((l) => l.includes("d-4"))).toMatch(/u_carol\s+portcullis\/decision\s+allowed 200 allowed\s+rev-8$/);
+  // These events have no recorded outcome (written by the sink alone): "none".
+  expect(lines[1]).toMatch(/^2026-11-21 09:20:00\.000Z\s+d-5\s+anonymous\s+-\s+-\s+-\s+denied invalid_decision\s+none\s+rev-7$/);
+  expect(lines.find((l) => l.includes("d-2"))).toMatch(/u_bob\s+-\s+-\s+-\s+denied 403 role_required\s+none\s+rev-7$/);
+  expect(lines.find((l) => l.includes("d-4"))).toMatch(/u_carol\s+-\s+-\s+-\s+allowed 200 allowed\s+none\s+rev-8$/);
   expect(lines.at(-1)).toBe("5 decisions");
 });
 
@@ -90,11 +91,11 @@ test("filters: --actor, --denied, --path, --id, --since, --limit, and their comb
   expect((await run("--db", db, "--actor", "nobody")).out).toBe("no decisions match");
 });
 
-test("--json prints the full logged events, one per line", async () => {
+test("--json prints the full logged events with their outcome (null: none recorded), one per line", async () => {
   const { code, out } = await run("--db", db, "--json", "--denied");
   expect(code).toBe(0);
   const events = out.split("\n").map((l) => JSON.parse(l) as LogEvent);
-  expect(events).toEqual([EVENTS[4], EVENTS[2], EVENTS[1]]);
+  expect(events).toEqual([EVENTS[4], EVENTS[2], EVENTS[1]].map((e) => ({ ...e, outcome: null })));
 });
 
 test("a missing log and bad options are clear errors", async () => {

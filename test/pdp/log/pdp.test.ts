@@ -37,13 +37,13 @@ test("decisions made by decide() are logged once each, masked and dropped by the
   expect(first).toEqual(expect.objectContaining({ allowed: true, status: 200, reason: "member", revision: "r-77", path: "portcullis/decision" }));
   // The bundle's mask policy erased the actor id: the indexed column follows the masked event.
   expect(first.actor_id).toBeNull();
-  expect(first.event.erased).toEqual(["/input/actor/id"]);
+  expect(first.event!.erased).toEqual(["/input/actor/id"]);
   expect(first.event).toEqual(expect.objectContaining({ requested_by: "10.1.2.3:4444", req_id: 1, bundles: { portcullis: { revision: "r-77" } } }));
-  expect(first.event.metrics!.timer_rego_query_eval_ns).toBeGreaterThan(0);
+  expect(first.event!.metrics!.timer_rego_query_eval_ns).toBeGreaterThan(0);
 
   expect(byId.get(denied.decisionId)).toEqual(expect.objectContaining({ allowed: false, status: 403, reason: "role_required" }));
   const pdpDenial = byId.get(unavailable.decisionId)!;
   expect(pdpDenial).toEqual(expect.objectContaining({ allowed: false, reason: "policy_unavailable", revision: null }));
-  expect(pdpDenial.event.error).toEqual({ code: "policy_unavailable", message: "no policy bundle is active" });
-  expect(pdpDenial.event.input).toEqual(member()); // no bundle, no mask policy: logged as is (no credential-named fields)
+  expect(pdpDenial.event!.error).toEqual({ code: "policy_unavailable", message: "no policy bundle is active" });
+  expect(pdpDenial.event!.input).toEqual(member()); // no bundle, no mask policy: logged as is (no credential-named fields)
 });

@@ -42,9 +42,9 @@ test("each event is masked by the bundle that decided it, across a reload, in th
 
   const byId = await logged(file);
   expect(byId.has(c.decisionId)).toBe(false);
-  expect(byId.get(a.decisionId)!.event.erased).toEqual(["/input/actor/id"]);
+  expect(byId.get(a.decisionId)!.event!.erased).toEqual(["/input/actor/id"]);
   expect(byId.get(a.decisionId)!.revision).toBe("r-1");
-  expect(byId.get(b.decisionId)!.event.erased).toEqual(["/input/action"]);
+  expect(byId.get(b.decisionId)!.event!.erased).toEqual(["/input/action"]);
   expect(byId.get(b.decisionId)!.actor_id).toBe("u_alice");
 });
 
@@ -85,7 +85,7 @@ test("more bundles than the worker keeps: released ones are sent again when a la
   const byId = await logged(file);
   decisions.forEach((d, n) => {
     expect(byId.get(d.decisionId)!.revision).toBe(engines[order[n]].revision);
-    expect(byId.get(d.decisionId)!.event.erased).toEqual(["/input/actor/id"]); // masked by its own bundle, not failed safe
+    expect(byId.get(d.decisionId)!.event!.erased).toEqual(["/input/actor/id"]); // masked by its own bundle, not failed safe
   });
 });
 
