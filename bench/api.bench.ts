@@ -64,9 +64,10 @@ async function serveFull(dir: string, withLog = true): Promise<Ready> {
 
 const DISCARDING_LOG: ManagedDecisionLog = {
   record: () => undefined,
+  recordOutcome: () => undefined,
   flush: async () => undefined,
   close: async () => undefined,
-  stats: () => ({ recorded: 0, logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, queued: 0, sinks: {} }),
+  stats: () => ({ recorded: 0, logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, outcomes: 0, queued: 0, sinks: {} }),
 };
 
 async function serveBare(dir: string): Promise<Ready> {
