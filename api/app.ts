@@ -17,6 +17,7 @@ import express, { type Express } from "express";
 import { compose } from "./compose";
 import type { ApiDeps } from "./deps";
 import { Metrics } from "./metrics";
+import { acceptedMethods, onlyMethod } from "./middleware/accepted-methods";
 import { act } from "./middleware/act";
 import { authenticate } from "./middleware/authenticate";
 import { countTraffic } from "./middleware/count-traffic";
@@ -75,8 +76,13 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const limiter = rateLimit(deps.rateLimits, stores);
 
+  // Unmatched requests: logged and rate-limited by client address (route probing spends a budget too).
+  const unmatched = compose([log(), limiter, notFound]);
+
   // Before every route: counts each finished request for the route inventory (inventory/).
   app.use(countTraffic(deps.db));
+  // Methods no record declares (HEAD, OPTIONS, TRACE, ...) take the unmatched path before any route sees them.
+  app.use(acceptedMethods(routes, unmatched));
   const problems = checkRegistry(routes);
   for (const record of routes) {
     const handler = handlers[record.id];
@@ -97,8 +103,9 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
       project,
     ];
     const method = record.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
-    // One composed handler per route: same steps, same order, one router layer instead of ten.
-    const handle = compose(chain);
+    // One composed handler per route: same steps, same order, one router layer instead of ten;
+    // run for the record's own method only (Express would run a GET route for HEAD too).
+    const handle = onlyMethod(record.method, compose(chain));
     for (const template of record.paths) app[method](expressPath(template), handle);
   }
   options.extend?.(app);
@@ -106,8 +113,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   problems.push(...checkRouter(app, routes), ...checkPolicies(deps.pdp, routes));
   if (problems.length > 0) throw new StartupCheckError(problems);
 
-  // Unmatched paths: logged and rate-limited by client address (route probing spends a budget too).
-  app.use(compose([log(), limiter, notFound]));
+  app.use(unmatched);
   app.use(problemHandler(deps));
   return app;
 }
