@@ -75,6 +75,12 @@ export interface TermExpr {
   kind: "term";
   term: Term;
   negated: boolean;
+  /**
+   * Negated in a module importing `future.keywords.not` (OPA 1.17): every
+   * part of the expression is evaluated inside the negation. Without it, OPA
+   * evaluates some parts before the `not` (see plan/negation.ts).
+   */
+  wholeNegated?: boolean;
   with: With[];
   loc: Location;
 }

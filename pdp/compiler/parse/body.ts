@@ -94,7 +94,7 @@ export abstract class BodyParser extends TermParser {
     const withs = this.is("with") ? (this.parseWith() ?? []) : [];
     const first: Term = { type: "arraycompr", term: { type: "boolean", value: true, loc }, body, loc };
     const term: Term = { type: "ref", terms: [first, { type: "number", value: "0", loc }], loc };
-    return { type: "expr", kind: "term", term, negated: true, with: withs, loc } satisfies TermExpr;
+    return { type: "expr", kind: "term", term, negated: true, wholeNegated: true, with: withs, loc } satisfies TermExpr;
   }
 
   private parseLiteralExpr(negated: boolean, loc: TermExpr["loc"]): Expr | null {
@@ -102,7 +102,9 @@ export abstract class BodyParser extends TermParser {
     if (!term) return null;
     const withs = this.is("with") ? this.parseWith() : [];
     if (!withs) return null;
-    return { type: "expr", kind: "term", term, negated, with: withs, loc } satisfies TermExpr;
+    const expr: TermExpr = { type: "expr", kind: "term", term, negated, with: withs, loc };
+    // `import future.keywords.not`: OPA 1.17 keeps every part of the expression inside the negation.
+    return negated && this.notBodies ? { ...expr, wholeNegated: true } : expr;
   }
 
   /** `lhs`, or `lhs = rhs` / `lhs := rhs` as an eq / assign call. */

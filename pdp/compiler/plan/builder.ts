@@ -34,6 +34,13 @@ export class FuncBuilder {
     return this.nlocals++;
   }
 
+  private generatedVars = 0;
+
+  /** A var name of the planner's own, unique in the function (no Rego var has a `%`). */
+  freshVar(): string {
+    return `%${this.generatedVars++}`;
+  }
+
   private maxLocals = 0;
 
   /** Locals needed by the whole function (regions may reuse the same numbers). */

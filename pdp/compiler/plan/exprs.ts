@@ -7,12 +7,14 @@
  *   its results in turn, wherever the call appears.
  * - `not` and `every` need "no solution" tests: the inner query runs in its
  *   own block and sets a flag when it succeeds; the test is on the flag, so
- *   iteration inside cannot be mistaken for success or failure.
+ *   iteration inside cannot be mistaken for success or failure. The parts of
+ *   a negated expression OPA evaluates before the `not` (negation.ts) are
+ *   planned before that block: when one is undefined the body fails.
  * - `with` computes the replaced input/data (copies, never mutation), opens a
  *   memo frame, and plans the expression under the new mock environment;
  *   the rest of the body runs outside that frame.
  */
-import type { Body, CallTerm, Expr, Term } from "../ast";
+import type { Body, CallTerm, Expr, Term, TermExpr } from "../ast";
 import { dataPath, dottedName } from "../check/resolve";
 import { findNode, isCheckedWith, type CheckedWith } from "../check";
 import { JWS_SIGN_HOST_BUILTIN } from "../builtins/spec";
@@ -20,6 +22,7 @@ import { CompileError } from "../errors";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { baseArgs, type Ctx, type FuncMock, type MockEnv } from "./context";
 import { upsert } from "./data";
+import { splitNegated } from "./negation";
 import type { Block, Local } from "./ir";
 import { makeString, planTerm, planTerms, planUnify, planUnifyLocal } from "./terms";
 
@@ -50,9 +53,27 @@ export function planExpr(ctx: Ctx, e: Expr, k: () => void): void {
     case "every":
       return planEvery(ctx, e, k);
     case "term":
-      if (e.negated) return planNot(ctx, (success) => planTermExpr(ctx, e.term, success), k);
+      if (e.negated) return planNegated(ctx, e, k);
       return planTermExpr(ctx, e.term, k);
   }
+}
+
+/**
+ * `not e`: the parts OPA evaluates before the negation first (negation.ts),
+ * each bound to its var (once per value, so a relation iterates), then the
+ * rest of `e` under `not`.
+ */
+function planNegated(ctx: Ctx, e: TermExpr, k: () => void): void {
+  const fb = ctx.fb;
+  const { before, term } = e.wholeNegated ? { before: [], term: e.term } : splitNegated(e.term, () => fb.freshVar());
+  const go = (i: number): void => {
+    if (i === before.length) return planNot(ctx, (success) => planTermExpr(ctx, term, success), k);
+    planTerm(ctx, before[i]!.term, (v) => {
+      fb.vars.set(before[i]!.name, v);
+      go(i + 1);
+    });
+  };
+  go(0);
 }
 
 /**

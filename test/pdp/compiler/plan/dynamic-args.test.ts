@@ -24,7 +24,9 @@ test("a user function and an output argument: the ref still binds first", async 
 
 test("inside comprehensions and negations the same order holds; an undefined ref leaves no binding", async () => {
   expect(await valueOfX("package t\np := {k | startswith(k, input.xs[k])}", XS)).toEqual(["a"]);
-  expect(await valueOfX("package t\np if { some k in [\"zz\"]; not startswith(k, input.xs[k]) }", XS)).toBe(true);
+  expect(await valueOfX("package t\np if { some k in [\"b\"]; not startswith(k, input.xs[k]) }", XS)).toBe(true);
+  // OPA evaluates a ref argument before the `not` (RewriteDynamicTerms): undefined there fails the body.
+  expect(await valueOfX("package t\np if { some k in [\"zz\"]; not startswith(k, input.xs[k]) }", XS)).toBeUndefined();
   expect(await valueOfX("package t\np contains k if { k != input.missing[k] }", XS)).toEqual([]);
 });
 
