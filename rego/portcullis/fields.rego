@@ -25,8 +25,14 @@ retired := data.portcullis.fields.retired
 # Protected fields the granted role may not read.
 hidden_from_grant contains f if {
 	some f, p in protected
-	not grant_role in p.readable_by
+	not readable_by_grant(p)
 }
+
+# A function of its own, not `not grant_role in p.readable_by`: OPA evaluates
+# the operands of a negated call before the negation, so an entry without
+# readable_by (or no grant role) would fail that body and leave the field
+# visible (fail open).
+readable_by_grant(p) if grant_role in p.readable_by
 
 read_fields := [f |
 	some f in views[grant.read]

@@ -142,3 +142,14 @@ test_denied_decisions_grant_no_fields if {
 	d := decide("member", "admin.export", "POST", "export")
 	d.fields == {"read": [], "write": []}
 }
+
+# Fail closed: a protected entry that lists no readable_by is hidden from
+# every role, and a view listing it does not expose it.
+test_protected_entry_without_readable_by_is_hidden if {
+	leaky := object.union(data.portcullis.fields.views, {"profile.self": ["id", "email", "isAdmin"]})
+	every who in ["member", "support", "admin"] {
+		d := decide(who, "users.me.get", "GET", "read") with data.portcullis.fields.views as leaky
+			with data.portcullis.fields.protected.isAdmin as {}
+		d.fields.read == ["id", "email"]
+	}
+}

@@ -27,8 +27,13 @@ package portcullis
 workflow_denials contains "refund_reason_required" if {
 	input.route.id == "invoices.refund"
 	grant_role == "support"
-	not "reason" in input.fields.submitted
+	not refund_reason_submitted
 }
+
+# A rule of its own, not `not "reason" in input.fields.submitted`: OPA
+# evaluates the operands of a negated call before the negation, so a missing
+# fields.submitted would fail that body and drop the denial (fail open).
+refund_reason_submitted if "reason" in input.fields.submitted
 
 # Separation of duties needs the invoice's owner, which the API locates
 # within the actor's tenant. No owner means no such invoice for this actor:

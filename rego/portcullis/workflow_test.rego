@@ -62,6 +62,14 @@ test_refund_by_support_needs_a_reason if {
 	d.reason == "refund_reason_required"
 }
 
+# Fail closed: a request that carries no fields.submitted states no reason either.
+test_refund_by_support_without_submitted_fields_needs_a_reason if {
+	req := object.remove(request("support", "invoices.refund", "POST", "refund"), ["fields"])
+	d := portcullis.decision with input as object.union(req, {"resource": bobs_invoice})
+	d.status == 403
+	d.reason == "refund_reason_required"
+}
+
 test_refund_by_support_of_an_unlocated_invoice_is_not_found if {
 	d := decide_with("support", "invoices.refund", "POST", "refund", {"resource": {"type": "invoice", "id": "inv_2"}, "fields": {"submitted": ["reason"]}})
 	d.status == 404
