@@ -19,6 +19,7 @@ import type { ApiDeps } from "./deps";
 import { Metrics } from "./metrics";
 import { acceptedMethods, onlyMethod } from "./middleware/accepted-methods";
 import { act } from "./middleware/act";
+import { clientAddressResolver } from "./middleware/client-address";
 import { authenticate } from "./middleware/authenticate";
 import { countTraffic } from "./middleware/count-traffic";
 import { decide } from "./middleware/decide";
@@ -71,7 +72,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.set("query parser", false);
 
   const stores = options.rateLimitStore ?? new MemoryRateLimitStore();
-  const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps), deps.pdp);
+  const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps), deps.pdp, clientAddressResolver(deps.trustedProxies));
   const authn = authenticate(deps, stores);
   const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const limiter = rateLimit(deps.rateLimits, stores);

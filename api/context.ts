@@ -22,9 +22,9 @@ export interface RequestState {
   /** The request's decision id, minted on arrival (UUIDv7); the PDP decides under the same id. */
   decisionId: string;
   started: bigint;
-  /** `ip:port` of the client socket (never a forwarded header: it is client-controlled). */
+  /** For the log: `ip:port` of the client socket, or `client (via proxy-ip:port)` when a trusted proxy forwarded it. */
   client: string;
-  /** The client socket's address alone (`client` without its port): the key of per-address budgets. */
+  /** The client's address (middleware/client-address.ts: the socket peer, or X-Forwarded-For through trusted proxies only): the key of per-address budgets. */
   address: string;
   actor: Actor;
   /** Set when a valid token named an account that is not active (denied before the PDP). */
@@ -59,11 +59,11 @@ export interface RequestState {
 
 export const ANONYMOUS: Actor = Object.freeze({ id: "anonymous", tenant: null, roles: [] as string[] }) as Actor;
 
-export function initState(res: Response, address: string, port: number): RequestState {
+export function initState(res: Response, address: string, client: string): RequestState {
   const state: RequestState = {
     decisionId: newDecisionId(),
     started: process.hrtime.bigint(),
-    client: `${address}:${port}`,
+    client,
     address,
     actor: ANONYMOUS,
     params: [],

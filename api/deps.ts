@@ -23,6 +23,8 @@ export interface ApiDeps {
   exportRunner: Pick<ExportRunner, "enqueue">;
   /** Largest accepted JSON body in bytes (default 16 KiB). */
   bodyLimitBytes?: number;
+  /** Proxies (IP addresses, CIDR ranges) whose X-Forwarded-For names the client (middleware/client-address.ts); default none. */
+  trustedProxies?: string[];
   /** The clock version lifecycles are judged by (ms since the epoch; default Date.now): tests move time with it. */
   now?: () => number;
   /** Distinct unknown ids within the window before an actor is reported for enumeration (default 5 in 60 s). */

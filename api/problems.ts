@@ -81,7 +81,22 @@ export function problemForDecision(status: number, reason: string): Problem {
   return new Problem("forbidden", { status: status >= 400 && status < 500 ? status : 403, extensions: { reason } });
 }
 
+/** The protection space named in every Bearer challenge (RFC 6750 3). */
+export const BEARER_REALM = "portcullis";
+
+/**
+ * The `WWW-Authenticate` challenge every 401 carries (RFC 9110 11.6.1,
+ * RFC 6750 3): `error="invalid_token"` when a token was sent and refused,
+ * and no error code when the request carried no credentials (RFC 6750 3.1).
+ */
+export function bearerChallenge(problem: Problem): string | undefined {
+  if (problem.status !== 401) return undefined;
+  return problem.code === "invalid_token" ? `Bearer realm="${BEARER_REALM}", error="invalid_token"` : `Bearer realm="${BEARER_REALM}"`;
+}
+
 export function sendProblem(res: Response, problem: Problem, decisionId: string, instance?: string): void {
+  const challenge = bearerChallenge(problem);
+  if (challenge !== undefined) res.setHeader("WWW-Authenticate", challenge);
   const body: Record<string, unknown> = {
     type: PROBLEM_TYPE_PREFIX + problem.code,
     title: problem.title,

@@ -50,6 +50,13 @@ export interface ServiceConfig {
   enumeration?: { threshold: number; windowMs: number };
   /** The most rows one export job may hold (default: the runner's). */
   exportMaxRows?: number;
+  /**
+   * The proxies (IP addresses or CIDR ranges) in front of the service, e.g.
+   * the Kong gateway: only when the socket peer is one of them is the client
+   * address read from X-Forwarded-For (api/middleware/client-address.ts).
+   * Default: none (the socket peer is the client).
+   */
+  trustedProxies?: string[];
 }
 
 /** What is code rather than configuration: where operational logs go, and test seams. */
@@ -110,6 +117,7 @@ export async function createService(config: ServiceConfig, hooks: ServiceHooks =
       bodyLimitBytes: config.bodyLimitBytes,
       enumeration: config.enumeration,
       now: hooks.now,
+      trustedProxies: config.trustedProxies,
     };
     const app = createApp(deps, hooks.app);
     const runner = exportRunner;

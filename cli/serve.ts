@@ -16,6 +16,7 @@ import * as http from "node:http";
 import { jsonLogger } from "../api/deps";
 import { identityConfigFromEnv } from "../api/identity/config";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
+import { trustedProxiesFromEnv } from "../api/middleware/client-address";
 import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
 import { createService } from "../api/service";
 import { DEFAULT_DB_FILE } from "../db";
@@ -40,6 +41,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     decisionLog: { db: one(args, "decisions") ?? DEFAULT_DECISIONS_DB },
     identity,
     rateLimits: DEFAULT_RATE_LIMITS,
+    trustedProxies: trustedProxiesFromEnv(process.env),
   });
   const server = http.createServer(service.app);
   server.keepAliveTimeout = 5000;

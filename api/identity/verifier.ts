@@ -11,10 +11,27 @@
  * `cacheTtlSec` (default 60 s) and never beyond their own `exp`: an ECDSA
  * verification costs ~0.3 ms, more than the rest of a request. Identical
  * bytes verify identically; the only thing the cache delays is a key
- * removed from a JWKS (at most cacheTtlSec). Failures are never cached, and
- * account status is still read from the users table on every request.
+ * removed from a JWKS (at most cacheTtlSec). Account status is still read
+ * from the users table on every request.
+ *
+ * What a forged token can cost (CPU is the resource an attacker with
+ * invalid tokens can burn; api/middleware/authenticate.ts explains why no
+ * valid token is ever refused for it):
+ * - the claims are checked BEFORE any signature work, from the decoded
+ *   header and payload (algorithm in the allow-list, issuer, audience, a
+ *   subject, exp/nbf): a malformed, expired, foreign or `alg: none` token
+ *   costs a base64 decode and a JSON parse;
+ * - a token whose signature failed is remembered by its SHA-256 for
+ *   `cacheTtlSec` (bounded, oldest out): sending the same forgery again
+ *   costs a hash, not a verification. Only signature failures are
+ *   remembered (deterministic for the same bytes and keys); a key-set fetch
+ *   failure or an unknown key id is not, so a key rotation or an IdP
+ *   hiccup never keeps refusing a valid token;
+ * - so only a NEW, well-formed, unexpired, correctly addressed token reaches
+ *   a signature check: at most one verification per such request.
  */
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { createHash } from "node:crypto";
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { IdentityConfig } from "./config";
 import { loadOrCreateDevKeys } from "./keys";
 
@@ -60,12 +77,21 @@ export async function createVerifier(config: IdentityConfig & { cacheTtlSec?: nu
     : createLocalJWKSet((await loadOrCreateDevKeys(config.devKeyFile)).publicJwks);
   const ttlMs = (config.cacheTtlSec ?? 60) * 1000;
   const verified = new Map<string, { sub: string; until: number }>();
+  /** SHA-256 of tokens whose signature failed -> until when the failure is remembered. */
+  const forged = new Map<string, number>();
 
   return async (token) => {
     const hit = verified.get(token);
     if (hit) {
       if (now() < hit.until) return hit.sub;
       verified.delete(token);
+    }
+    precheck(token, config, now());
+    const digest = createHash("sha256").update(token).digest("base64");
+    const failedUntil = forged.get(digest);
+    if (failedUntil !== undefined) {
+      if (now() < failedUntil) throw new TokenError("ERR_JWS_SIGNATURE_VERIFICATION_FAILED", "signature verification failed (remembered)");
+      forged.delete(digest);
     }
     try {
       const { payload } = await jwtVerify(token, keys, {
@@ -86,7 +112,38 @@ export async function createVerifier(config: IdentityConfig & { cacheTtlSec?: nu
     } catch (err) {
       if (err instanceof TokenError) throw err;
       const code = (err as { code?: unknown }).code;
+      if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED" && ttlMs > 0) {
+        if (forged.size >= MAX_CACHED) forged.delete(forged.keys().next().value as string);
+        forged.set(digest, now() + ttlMs);
+      }
       throw new TokenError(typeof code === "string" ? code : "ERR_TOKEN_INVALID", err instanceof Error ? err.message : String(err));
     }
   };
+}
+
+/**
+ * The checks that need no key: what jwtVerify checks after the signature,
+ * done first so a token that would fail them anyway costs no signature
+ * work. Throws TokenError with jose's codes; jwtVerify repeats them all.
+ */
+function precheck(token: string, config: IdentityConfig, nowMs: number): void {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  let payload: ReturnType<typeof decodeJwt>;
+  try {
+    header = decodeProtectedHeader(token);
+    payload = decodeJwt(token);
+  } catch (err) {
+    throw new TokenError("ERR_JWT_INVALID", err instanceof Error ? err.message : String(err));
+  }
+  if (typeof header.alg !== "string" || !config.algorithms.includes(header.alg)) throw new TokenError("ERR_JOSE_ALG_NOT_ALLOWED", "algorithm not allowed");
+  const claim = (why: string) => new TokenError("ERR_JWT_CLAIM_VALIDATION_FAILED", why);
+  if (payload.iss !== config.issuer) throw claim("unexpected iss");
+  const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (!audiences.includes(config.audience)) throw claim("unexpected aud");
+  if (typeof payload.sub !== "string" || payload.sub === "") throw new TokenError("ERR_NO_SUBJECT", "token has no subject");
+  const nowSec = nowMs / 1000;
+  const tolerance = config.clockToleranceSec;
+  if (typeof payload.exp !== "number") throw claim("missing exp");
+  if (payload.exp <= nowSec - tolerance) throw new TokenError("ERR_JWT_EXPIRED", "token expired");
+  if (typeof payload.nbf === "number" && payload.nbf > nowSec + tolerance) throw claim("not yet valid (nbf)");
 }

@@ -14,10 +14,33 @@
  *   asks the client to authenticate again) would be wrong: no new token can
  *   help until an admin reactivates the account.
  *
- * Failed verifications are budgeted per client address (rate-limit class
- * `authentication`): once spent, requests carrying a token get 429 without
- * being verified, so forged tokens can neither be tried at length nor burn
- * CPU on signature checks.
+ * Failed tokens never cost anyone else a valid login. Behind a gateway
+ * (or a NAT) many users share one client address; a budget that refused
+ * every token from an address once it had seen N bad ones would let one
+ * client lock out all the others. So the budget counts FAILURES only and is
+ * consulted only after a token failed:
+ *
+ * - a valid token is always verified and always passes, whatever its
+ *   address sent before (a token seen valid is not even re-verified: the
+ *   verifier's cache);
+ * - a failed token spends its address's `authentication` budget (the
+ *   client address, api/middleware/client-address.ts: X-Forwarded-For only
+ *   through configured trusted proxies, so nobody picks a fresh budget by
+ *   header); past the budget its answer is 429 with Retry-After instead of
+ *   401: a client that keeps failing is told to stop, and the failures stay
+ *   on the record (security events, decision log).
+ *
+ * As an attacker: a forged ES256/RS256 token cannot be "guessed" by trying
+ * (the signature is the secret), so what trying at length can buy is CPU.
+ * The verifier bounds it (api/identity/verifier.ts): malformed, expired,
+ * foreign, `alg: none` tokens are refused from their decoded claims before
+ * any signature work; a forgery already refused is remembered by its hash;
+ * only a new, well-formed, correctly addressed token costs one signature
+ * check, i.e. no more than the request itself. Refusing unverified tokens
+ * from a busy address would save that one check only by refusing the valid
+ * tokens that arrive from the same address: the trade this design refuses.
+ *
+ * Every 401 carries a `WWW-Authenticate: Bearer` challenge (problems.ts).
  */
 import type { NextFunction, Request, Response } from "express";
 import { stateOf } from "../context";
@@ -34,16 +57,14 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
   return async function authenticate(req: Request, res: Response, next: NextFunction): Promise<void> {
     const header = req.headers.authorization;
     if (header === undefined) return next();
-    const key = `addr:${stateOf(res).address}|authentication_failures`;
-    const spent = store.peek(key, budget.windowSec);
-    if (spent.count >= budget.limit) {
-      res.setHeader("Retry-After", String(spent.resetSec));
-      throw new Problem("rate_limited", { detail: "Too many failed authentications from this address; retry later." });
-    }
+    const state = stateOf(res);
     const fail = (why: string): Problem => {
-      stateOf(res).tokenFailure = why;
-      store.hit(key, budget.windowSec);
-      res.setHeader("WWW-Authenticate", 'Bearer error="invalid_token"');
+      state.tokenFailure = why;
+      const { count, resetSec } = store.hit(`addr:${state.address}|authentication_failures`, budget.windowSec);
+      if (count > budget.limit) {
+        res.setHeader("Retry-After", String(resetSec));
+        return new Problem("rate_limited", { detail: "Too many failed authentications from this address; retry later." });
+      }
       return new Problem("invalid_token");
     };
     const match = BEARER.exec(header.trim());
@@ -56,7 +77,6 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
     }
     const identity = deps.db.users.findIdentity(subject);
     if (!identity) throw fail("unknown_subject");
-    const state = stateOf(res);
     if (identity.status !== "active") {
       // Recorded as who tried, so the log and security events show the account.
       state.actor = { id: identity.id, tenant: identity.tenant_id, roles: [] };

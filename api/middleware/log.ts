@@ -20,6 +20,7 @@
 import type { NextFunction, Request, Response } from "express";
 import type { RefusalInput } from "../../pdp/types";
 import { initState, stateOf, type RequestState } from "../context";
+import type { ClientAddressResolver } from "./client-address";
 import type { ApiDeps, ApiLogger } from "../deps";
 import type { Metrics } from "../metrics";
 import type { RouteRecord } from "../registry/types";
@@ -48,7 +49,7 @@ const REFUSED_BY: Record<string, string> = {
  * from the start, so a refusal made before route resolution, e.g. a bad
  * token, still says which route was called), or for unmatched paths (`log()`).
  */
-export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: SecurityMonitor, pdp: ApiDeps["pdp"]) {
+export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: SecurityMonitor, pdp: ApiDeps["pdp"], clientAddress: ClientAddressResolver) {
   /** The refusal (when no policy was asked) and the outcome, once per request. */
   function record(res: Response, state: RequestState, aborted: boolean): void {
     if (state.outcomeRecorded) return;
@@ -114,7 +115,10 @@ export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: Securi
 
   return (record?: RouteRecord) =>
     function log(req: Request, res: Response, next: NextFunction): void {
-      const state = initState(res, req.socket.remoteAddress ?? "unknown", req.socket.remotePort ?? 0);
+      const peer = `${req.socket.remoteAddress ?? "unknown"}:${req.socket.remotePort ?? 0}`;
+      const forwarded = req.headers["x-forwarded-for"];
+      const address = clientAddress(req.socket.remoteAddress ?? "unknown", Array.isArray(forwarded) ? forwarded.join(",") : forwarded);
+      const state = initState(res, address, peer.startsWith(`${address}:`) ? peer : `${address} (via ${peer})`);
       if (record) state.route = record;
       res.setHeader("Decision-Id", state.decisionId);
       res.on("finish", finished);

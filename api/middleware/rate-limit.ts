@@ -94,7 +94,7 @@ export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
     const route = state.route ?? UNMATCHED;
     const cls = route.rateLimit;
     const budget = config[cls];
-    // The client socket address, never X-Forwarded-For: a header would let anyone pick a fresh budget.
+    // The client address: X-Forwarded-For only through trusted proxies (client-address.ts), or anyone could pick a fresh budget.
     const who = state.actor.id === "anonymous" ? `addr:${state.address}` : `actor:${state.actor.id}`;
     const { count, resetSec } = store.hit(`${who}|${route.id}`, budget.windowSec);
     const remaining = Math.max(0, budget.limit - count);

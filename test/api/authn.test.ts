@@ -53,7 +53,7 @@ describe("tokens", () => {
     for (const path of ["/users/me", "/health"]) {
       const res = await request(h.app).get(path).set(bearer(token));
       expectProblem(res, 401, "invalid_token");
-      expect(res.headers["www-authenticate"]).toBe('Bearer error="invalid_token"');
+      expect(res.headers["www-authenticate"]).toBe('Bearer realm="portcullis", error="invalid_token"');
     }
   });
 
@@ -130,21 +130,4 @@ describe("a JWKS identity provider", () => {
       server.close();
     }
   });
-});
-
-test("failed authentications are budgeted per address: then 429 without verifying", async () => {
-  const small = await startHarness({ rateLimits: { authentication: { limit: 3, windowSec: 60 } } });
-  try {
-    const forged = await small.token("u_carol", { keyFile: path.join(small.dir, "attacker-key.json") });
-    const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await request(small.app).get("/users/me").set(bearer(forged))).status);
-    expect(statuses).toEqual([401, 401, 401, 429, 429]);
-    // Even a valid token from that address waits: the address, not the token, spent the budget.
-    const res = await request(small.app).get("/users/me").set(await small.auth("u_alice"));
-    expectProblem(res, 429, "rate_limited");
-    // Requests without a token are not affected.
-    expect((await request(small.app).get("/health")).status).toBe(200);
-  } finally {
-    await small.close();
-  }
 });

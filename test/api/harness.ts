@@ -75,6 +75,8 @@ export interface HarnessOptions {
   enumeration?: { threshold: number; windowMs: number };
   /** The export runner's row ceiling (default: the runner's, 10 000). */
   exportMaxRows?: number;
+  /** Proxies whose X-Forwarded-For names the client (default none). */
+  trustedProxies?: string[];
   /** The API's clock (version lifecycles); default Date.now. */
   now?: () => number;
   /** Runs on the new database before the runner resumes: a previous run's leftovers (an interrupted job). */
@@ -97,6 +99,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rateLimits: { ...DEFAULT_RATE_LIMITS, authentication: { limit: 1000, windowSec: 60 }, ...options.rateLimits },
       enumeration: options.enumeration,
       exportMaxRows: options.exportMaxRows,
+      trustedProxies: options.trustedProxies,
     },
     { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, app: options.app, now: options.now },
   );
