@@ -9,6 +9,9 @@
  *
  *   const client = new MatrixClient("http://127.0.0.1:8080", tokenFor);
  *   const res = await client.send({ persona: "u_alice", method: "GET", path: "/invoices/inv_alice_1", version: "v1" });
+ *
+ * `observe` sees every final answer (status, Content-Type, headers, body):
+ * test/api/openapi-responses.test.ts validates each against /openapi.json.
  */
 export type TokenSource = (user: string) => Promise<string>;
 
@@ -26,9 +29,14 @@ export interface MatrixRequest {
 export interface MatrixResponse {
   status: number;
   body: unknown;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
   /** The problem code of an error answer (`urn:portcullis:problem:<code>`); for `forbidden`, the policy's `reason` (role_required, ...). */
   code?: string;
 }
+
+/** Sees each request with its final answer (after any 429 retries). */
+export type ResponseObserver = (req: MatrixRequest, res: MatrixResponse) => void;
 
 const PROBLEM_PREFIX = "urn:portcullis:problem:";
 const MAX_RETRIES = 3;
@@ -38,6 +46,7 @@ export class MatrixClient {
   /** Seconds spent waiting for rate-limit windows. */
   waitedSec = 0;
   requests = 0;
+  observe?: ResponseObserver;
 
   constructor(
     private readonly baseUrl: string,
@@ -75,7 +84,9 @@ export class MatrixClient {
       // A 403 "forbidden" says why in `reason`: the matrix names that, so a role denial is not confused with a workflow one.
       const reason = (body as { reason?: unknown } | undefined)?.reason;
       if (code === "forbidden" && typeof reason === "string") code = reason;
-      return { status: res.status, body, code };
+      const answer: MatrixResponse = { status: res.status, body, code, headers: Object.fromEntries(res.headers) };
+      this.observe?.(req, answer);
+      return answer;
     }
   }
 

@@ -63,7 +63,7 @@ send the same request with a field no one may write. Hover a cell for the reques
 <h2>Personas</h2>
 <table><tr><th>persona</th><th>role</th><th>tenant</th></tr>
 ${report.personas.map((p) => `<tr><td>${esc(p.id)}</td><td>${esc(p.role)}</td><td>${esc(p.tenant ?? "(none)")}</td></tr>`).join("\n")}</table>
-${failing.length + missing.length + report.setup_problems.length + report.stale.length > 0 ? `<h2>Failures</h2><ul>${[...report.setup_problems, ...report.stale].map((p) => `<li>${esc(p)}</li>`).join("")}${failing.map((c) => `<li class="${c.outcome}">${esc(c.id)}${c.object ? ` (${esc(c.object)})` : ""}: expected ${esc(c.expected)}, got ${c.status ?? "-"} ${esc(c.code ?? "")} — ${esc(c.detail)}</li>`).join("")}</ul>` : "<h2>Failures</h2><p>None.</p>"}
+${failing.length + missing.length + report.setup_problems.length + report.restore_problems.length + report.stale.length > 0 ? `<h2>Failures</h2><ul>${[...report.setup_problems, ...report.restore_problems, ...report.stale].map((p) => `<li>${esc(p)}</li>`).join("")}${failing.map((c) => `<li class="${c.outcome}">${esc(c.id)}${c.object ? ` (${esc(c.object)})` : ""}: expected ${esc(c.expected)}, got ${c.status ?? "-"} ${esc(c.code ?? "")} — ${esc(c.detail)}</li>`).join("")}</ul>` : "<h2>Failures</h2><p>None.</p>"}
 ${missing.length > 0 ? `<h2>Missing cells</h2><table>${missing.map((c) => `<tr><td class="cell missing" data-cell="${esc(c.id)}">missing</td><td>${esc(c.detail)}</td></tr>`).join("")}</table>` : ""}
 ${[...sections].map(([key, cells]) => section(key, cells)).join("\n")}
 </body></html>

@@ -32,7 +32,8 @@ export function terminalReport(report: MatrixReport, options: { allCells?: boole
   lines.push(...table(rows), "");
   const failing = report.cells.filter((c) => c.outcome !== "pass" && c.outcome !== "n/a");
   for (const c of options.allCells ? report.cells : failing) lines.push(cellLine(c));
-  for (const p of [...report.setup_problems, ...report.stale]) lines.push(`FAIL ${p}`);
+  for (const p of [...report.setup_problems, ...report.restore_problems, ...report.stale]) lines.push(`FAIL ${p}`);
+  lines.push("", "changed on the instance by this run:", ...report.changes.map((c) => `  ${c}`));
   lines.push(
     "",
     `${s.cells} cells: ${s.passed} passed, ${s.failed} failed, ${s.not_applicable} not applicable, ${s.missing} missing, ${s.stale} stale` +

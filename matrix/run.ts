@@ -11,7 +11,7 @@
  *
  *   const report = await runMatrix({ baseUrl, tokenFor, matrix: loadMatrix(), ops });
  */
-import { MatrixClient, type MatrixResponse, type TokenSource } from "./client";
+import { MatrixClient, type MatrixResponse, type ResponseObserver, type TokenSource } from "./client";
 import { checkFields, checkRows, checkStatus, objectsOf, PASS, type Outcome, type Verdict } from "./check";
 import { expandMatrix, type Cell } from "./expand";
 import { formatExpectation, type Matrix } from "./model";
@@ -57,6 +57,10 @@ export interface MatrixReport {
     tenants: string[];
   };
   setup_problems: string[];
+  /** Persona profiles the run could not put back (each fails the run). */
+  restore_problems: string[];
+  /** What the run left changed on the instance: invoice states, invited and moderated users, export jobs. */
+  changes: string[];
   missing: string[];
   stale: string[];
   cells: CellResult[];
@@ -70,12 +74,15 @@ export interface RunOptions {
   routes?: string[];
   /** Distinguishes this run's invited users and victims from earlier runs' (same instance). */
   runId?: string;
+  /** Sees every request of the run with its answer (cells, setup and re-reads). */
+  observe?: ResponseObserver;
 }
 
 export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
   const { matrix } = options;
   const run = options.runId ?? Math.random().toString(36).slice(2, 10);
   const client = new MatrixClient(options.baseUrl, options.tokenFor);
+  client.observe = options.observe;
   const expansion = expandMatrix(matrix, options.ops, { routes: options.routes });
   // Execution follows the file's route order (publish before refund), then the registry's expansion order.
   const order = new Map(matrix.routes.map((r, i) => [r.key, i]));
@@ -90,6 +97,9 @@ export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
   for (const cell of cells) results.push(await runCell(cell, matrix, client, world, run));
   results.sort((a, b) => a.n - b.n);
   for (const m of expansion.missing) results.push(missingResult(results.length + 1, m));
+  await world.verifyPersonas();
+  const allowed = (route: string) => results.filter((r) => r.route === route && r.status !== null && r.status >= 200 && r.status < 300);
+  const changes = world.changes(allowed("users.invite").length, allowed("admin.export").length, run);
 
   const count = (o: string) => results.filter((r) => r.outcome === o).length;
   const failed = results.filter((r) => r.outcome !== "pass" && r.outcome !== "n/a").length;
@@ -101,13 +111,15 @@ export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
     versions: options.ops.versions,
     personas: matrix.personas.map((p) => ({ id: p.id, role: p.role, tenant: p.tenant })),
     summary: {
-      cells: results.length, passed: count("pass"), failed: failed + expansion.stale.length + setupProblems.length,
+      cells: results.length, passed: count("pass"), failed: failed + expansion.stale.length + setupProblems.length + world.restoreProblems.length,
       not_applicable: count("n/a"), missing: expansion.missing.length, stale: expansion.stale.length,
       requests: client.requests, rate_limit_wait_sec: client.waitedSec,
       users_per_role: Object.fromEntries(["anonymous", "member", "support", "admin"].map((role) => [role, matrix.personas.filter((p) => p.role === role).map((p) => p.id)])),
       tenants: [...new Set(matrix.personas.map((p) => p.tenant).filter((t): t is string => t !== null))],
     },
     setup_problems: setupProblems,
+    restore_problems: world.restoreProblems,
+    changes,
     missing: expansion.missing,
     stale: expansion.stale,
     cells: results,
@@ -188,10 +200,10 @@ async function reread(
   }
   if (kind === "profile" && objectId && profileBefore) {
     const now = await world.readProfile(objectId);
-    const changed = now.profile.displayName !== profileBefore.profile.displayName || now.profile.locale !== profileBefore.profile.locale;
+    const changed = now.profile.displayName !== profileBefore.profile.displayName;
     if (changed) await world.restoreProfile(objectId, profileBefore.profile);
-    const wrote = now.profile.displayName === body?.displayName && now.profile.locale === body?.locale;
-    if (ok) return wrote ? { outcome: "pass", detail: "re-read: displayName and locale written (restored after)" } : { outcome: "mismatch", detail: "allowed, but the profile does not hold the values sent" };
+    const wrote = now.profile.displayName === body?.displayName;
+    if (ok) return wrote ? { outcome: "pass", detail: "re-read: displayName written (restored after)" } : { outcome: "mismatch", detail: "allowed, but the profile does not hold the values sent" };
     return changed ? { outcome: "unexpected_allow", detail: `denied, but the profile changed to ${JSON.stringify(now.profile)}` } : { outcome: "pass", detail: "re-read: profile unchanged" };
   }
   return { outcome: "pass", detail: "no row to re-read" };

@@ -17,21 +17,34 @@
  * - users.invite: every cell invites a unique address; the re-read is a
  *   search by that address in each tenant (found once when allowed, never
  *   when denied).
- * - users.me.update: the profile is read before and after; a changed
- *   profile is patched back to what it was, so the next cell starts equal.
+ * - users.me.update: every persona's profile is read before the run; after
+ *   each profile cell a changed profile is patched back, by the persona
+ *   itself, through the route it may use (PATCH /profile), and re-read;
+ *   after the run every persona is re-read and compared with the start.
+ *   A restore that fails is a failure of the run, named in the report, so a
+ *   run never leaves a persona changed without saying so.
  * - export jobs (admin.export.get): none is seeded, so each tenant's first
  *   reader starts one before the cells run; cells read those jobs.
+ *
+ * What a run leaves changed (invoice states, invited and moderated users,
+ * export jobs) is listed in the report's `changes`.
  */
 import type { MatrixClient } from "./client";
 import type { Matrix } from "./model";
 
+/** The writable part of a profile: what a cell can change and the run must put back. */
 export interface Profile {
   displayName?: unknown;
-  locale?: unknown;
 }
 
 export class WorldState {
   readonly invoiceStatus = new Map<string, string>();
+  /** Invoice statuses as the run found them. */
+  readonly invoiceStart = new Map<string, string>();
+  /** Every persona's profile as the run found it. */
+  readonly profileStart = new Map<string, Profile>();
+  /** Restores that did not take: run failures, listed in the report. */
+  readonly restoreProblems: string[] = [];
   readonly victims = new Map<string, string>();
   /** tenant -> the export job the run started there. */
   readonly exportJobs = new Map<string, string>();
@@ -45,7 +58,16 @@ export class WorldState {
     for (const id of Object.keys(this.matrix.objects.invoice ?? {})) {
       const status = await this.readInvoice(id);
       if (status === undefined) problems.push(`setup: invoice ${id} cannot be read by its tenant's reader`);
-      else this.invoiceStatus.set(id, status);
+      else {
+        this.invoiceStatus.set(id, status);
+        this.invoiceStart.set(id, status);
+      }
+    }
+    for (const p of this.matrix.personas) {
+      if (p.role === "anonymous") continue;
+      const read = await this.readProfile(p.id);
+      if (read.status === 200) this.profileStart.set(p.id, { displayName: read.profile.displayName });
+      else problems.push(`setup: ${p.id} cannot read its own profile (${read.status} ${read.code ?? ""})`);
     }
     if (needs.exportJobs) problems.push(...(await this.startExportJobs()));
     if (!needs.victims) return problems;
@@ -97,9 +119,47 @@ export class WorldState {
     return { status: res.status, code: res.code, profile: (res.body ?? {}) as Profile };
   }
 
-  /** Puts a profile back as it was before a cell changed it. */
+  /**
+   * Puts a profile back as it was before a cell changed it: the persona
+   * itself, through PATCH /profile (users.me.update), then a re-read. A
+   * restore that does not take is recorded (the report fails on it).
+   */
   async restoreProfile(user: string, before: Profile): Promise<void> {
-    await this.client.send({ persona: user, method: "PATCH", path: "/users/me", version: "v2", body: { displayName: before.displayName, locale: before.locale } });
+    const res = await this.client.send({ persona: user, method: "PATCH", path: "/profile", version: "v2", body: { displayName: before.displayName } });
+    const now = await this.readProfile(user);
+    if (res.status !== 200 || now.profile.displayName !== before.displayName) {
+      this.restoreProblems.push(
+        `restore: ${user}'s profile could not be put back (PATCH /profile answered ${res.status} ${res.code ?? ""}; displayName is ${JSON.stringify(now.profile.displayName)}, was ${JSON.stringify(before.displayName)})`,
+      );
+    }
+  }
+
+  /** After the run: every persona re-read and compared with how the run found it (restoring any difference once more). */
+  async verifyPersonas(): Promise<void> {
+    for (const [user, start] of this.profileStart) {
+      const now = await this.readProfile(user);
+      if (now.status === 200 && now.profile.displayName === start.displayName) continue;
+      if (now.status !== 200) {
+        this.restoreProblems.push(`restore: ${user} can no longer read its profile after the run (${now.status} ${now.code ?? ""})`);
+        continue;
+      }
+      await this.restoreProfile(user, start);
+    }
+  }
+
+  /** What the run left changed on the instance, in plain words. */
+  changes(invited: number, exportJobs: number, run: string): string[] {
+    const out: string[] = [];
+    for (const [id, start] of this.invoiceStart) {
+      const now = this.invoiceStatus.get(id);
+      if (now !== start) out.push(`invoice ${id}: ${start} -> ${now ?? "unknown"}`);
+    }
+    for (const [tenant, id] of this.victims) out.push(`user ${id} invited in ${tenant} as the moderation victim (suspended, disabled, banned by the run)`);
+    if (invited > 0) out.push(`${invited} users invited (matrix-${run}-<cell>@example.test)`);
+    const jobs = exportJobs + this.exportJobs.size;
+    if (jobs > 0) out.push(`${jobs} export jobs started`);
+    out.push(`personas: ${this.restoreProblems.length === 0 ? `all ${this.profileStart.size} profiles as the run found them (re-read)` : "NOT all restored (see failures)"}`);
+    return out;
   }
 
   /** How many users each tenant's reader finds by a search text: {tenant: count}. */

@@ -3,7 +3,8 @@
  * an ephemeral port, real JWTs, a seeded SQLite file, the policy compiled
  * from rego/. Zero failed and zero missing cells; every (route, method,
  * version) of the registry x every persona has a cell; the HTML report,
- * rendered by headless chromium, shows exactly the JSON's cells.
+ * rendered by headless chromium, shows exactly the JSON's cells. A run
+ * leaves every persona's row exactly as it found it.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -11,6 +12,7 @@ import * as path from "node:path";
 import { ROUTES } from "../../api/registry/routes";
 import { isServable } from "../../api/versions";
 import { writeHtmlReport } from "../../matrix/html";
+import { loadMatrix } from "../../matrix/model";
 import { terminalReport } from "../../matrix/report";
 import type { MatrixReport } from "../../matrix/run";
 import { dumpDom } from "./chromium";
@@ -19,10 +21,18 @@ import { startMatrixServer, type MatrixServer } from "./support";
 let server: MatrixServer;
 let report: MatrixReport;
 let dir: string;
+/** Every persona's users row (every column), read from the database before and after the run. */
+let personasBefore: string;
+
+function personaRows(): string {
+  return JSON.stringify(report.personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
+}
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-matrix-"));
   server = await startMatrixServer();
+  const personas = loadMatrix().personas;
+  personasBefore = JSON.stringify(personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
   report = await server.run();
 }, 120_000);
 
@@ -38,6 +48,13 @@ test("every cell passes and none is missing", () => {
   expect(report.summary).toMatchObject({ failed: 0, missing: 0, stale: 0 });
   expect(report.summary.cells).toBe(report.cells.length);
   expect(report.summary.passed + report.summary.not_applicable).toBe(report.summary.cells);
+});
+
+test("a run leaves every persona's row byte-identical, and lists what it did change", () => {
+  expect(personaRows()).toBe(personasBefore);
+  expect(JSON.parse(personasBefore)).toHaveLength(9);
+  expect(report.restore_problems).toEqual([]);
+  expect(report.changes).toEqual(expect.arrayContaining([expect.stringMatching(/^invoice inv_\w+: \w+ -> \w+$/), expect.stringMatching(/users invited/), "personas: all 9 profiles as the run found them (re-read)"]));
 });
 
 test("the personas cover two tenants and at least two users per role", () => {

@@ -15,6 +15,7 @@
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ResponseObserver } from "../../matrix/client";
 import { loadMatrix, type Matrix } from "../../matrix/model";
 import { operationsFromRegistry } from "../../matrix/registry";
 import { runMatrix, type MatrixReport } from "../../matrix/run";
@@ -23,7 +24,7 @@ import { startHarness, type Harness } from "../api/harness";
 export interface MatrixServer {
   harness: Harness;
   baseUrl: string;
-  run(options?: { routes?: string[]; matrix?: Matrix }): Promise<MatrixReport>;
+  run(options?: { routes?: string[]; matrix?: Matrix; observe?: ResponseObserver }): Promise<MatrixReport>;
   close(): Promise<void>;
 }
 
@@ -46,6 +47,7 @@ export async function startMatrixServer(): Promise<MatrixServer> {
         matrix: options.matrix ?? loadMatrix(),
         ops: operationsFromRegistry(harness.deps.versions),
         routes: options.routes,
+        observe: options.observe,
         tokenFor: (user) => harness.token(user),
       }),
     async close() {
