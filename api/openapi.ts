@@ -86,9 +86,16 @@ function problemsOf(route: RouteRecord): Map<number, ProblemCode[]> {
   return new Map([...byStatus].sort((a, b) => a[0] - b[0]));
 }
 
+/** Headers an error status always carries. */
+const PROBLEM_HEADERS: Record<number, Record<string, unknown>> = {
+  401: { "WWW-Authenticate": { description: "the Bearer challenge (RFC 6750)", schema: { type: "string" } } },
+  429: { "Retry-After": { description: "seconds until the budget refills", schema: { type: "string" } } },
+};
+
 function problemResponse(codes: ProblemCode[], status: number): Record<string, unknown> {
   return {
     description: codes.join(", "),
+    ...(PROBLEM_HEADERS[status] ? { headers: PROBLEM_HEADERS[status] } : {}),
     content: {
       "application/problem+json": {
         schema: {
