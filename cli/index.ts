@@ -9,10 +9,12 @@
  *   inventory                               the route inventory: every route and version accounted for
  *   versions                                the version lifecycle table, from measured facts
  *   matrix --base-url <url>                 run the authorization matrix against an instance
+ *   db migrate                              apply the PostgreSQL migrations (issue 23)
  *
  * Later issues add their commands here. Every command returns its exit code.
  */
 import { UsageError } from "./args";
+import { dbCommand, DB_USAGE } from "./db";
 import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
 import { inventoryCommand, INVENTORY_USAGE } from "./inventory";
@@ -58,6 +60,8 @@ export async function main(argv: string[]): Promise<number> {
         return await versionsCommand(rest);
       case "matrix":
         return await matrixCommand(rest);
+      case "db":
+        return await dbCommand(rest);
       case undefined:
       case "help":
       case "--help":

@@ -63,7 +63,7 @@ function toRow(stored: StoredJob | undefined): ExportJobRow | undefined {
   return { ...stored, read_fields: JSON.parse(stored.read_fields) as string[], scope: JSON.parse(stored.scope) as Scope };
 }
 
-function checkReadFields(fields: unknown): string[] {
+export function checkReadFields(fields: unknown): string[] {
   if (!Array.isArray(fields) || fields.length > MAX_READ_FIELDS || !fields.every((f) => typeof f === "string" && f.length >= 1 && f.length <= 100)) {
     throw new DbInputError("invalid_input", `readFields must be a list of at most ${MAX_READ_FIELDS} field names`);
   }

@@ -48,6 +48,12 @@ export interface PortcullisDb {
   close(): void;
   /** Runs fn in one transaction (IMMEDIATE at top level; a savepoint when nested). fn must be synchronous. */
   transaction<T>(fn: () => T): T;
+  /**
+   * A transaction that may span awaits, for the async adapter (sqlite-store.ts)
+   * only: BEGIN IMMEDIATE at top level, a savepoint inside an open transaction.
+   * The caller keeps every other use of this connection out until it ends.
+   */
+  begin(): SqliteTransaction;
   tenants: { list(): TenantRow[] };
   users: UsersRepository;
   invoices: InvoicesRepository;
@@ -56,6 +62,11 @@ export interface PortcullisDb {
   securityEvents: SecurityEventsRepository;
   /** Request counts per route template and version, for the route inventory. */
   traffic: TrafficRepository;
+}
+
+export interface SqliteTransaction {
+  commit(): void;
+  rollback(): void;
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): PortcullisDb {
@@ -71,6 +82,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
       db.close();
     },
     transaction,
+    begin: () => beginTransaction(db),
     tenants: {
       list: () => prepare("SELECT id, name FROM tenants ORDER BY id").all() as TenantRow[],
     },
@@ -80,6 +92,19 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
     securityEvents: securityEventsRepository(prepare),
     traffic,
   };
+}
+
+let savepoints = 0;
+
+function beginTransaction(db: Database.Database): SqliteTransaction {
+  if (!db.inTransaction) {
+    db.exec("BEGIN IMMEDIATE");
+    return { commit: () => db.exec("COMMIT"), rollback: () => db.exec("ROLLBACK") };
+  }
+  // The name is generated here, never taken from a caller.
+  const name = `async_sp_${++savepoints}`;
+  db.exec(`SAVEPOINT ${name}`);
+  return { commit: () => db.exec(`RELEASE ${name}`), rollback: () => db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`) };
 }
 
 function openWritable(file: string, withSeed: boolean): Database.Database {

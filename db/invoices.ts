@@ -59,7 +59,7 @@ const COLUMNS = "id, tenant_id, owner_id, number, amount_cents, currency, status
 /** The most ids one getManyScoped call accepts (a batch endpoint, not a dump). */
 export const MAX_IDS = MAX_LIMIT;
 
-function checkStatuses(from: unknown): InvoiceStatus[] {
+export function checkStatuses(from: unknown): InvoiceStatus[] {
   if (!Array.isArray(from) || from.length === 0) throw new DbInputError("invalid_input", "from must be a non-empty list of statuses");
   return from.map((s) => checkOneOf(s, INVOICE_STATUSES, "from status"));
 }

@@ -46,21 +46,21 @@ const COLUMNS = "id, at, kind, actor_id, tenant_id, route_id, decision_id, detai
  * Evidence should not be lost to a formality: over-long text is clipped (and
  * marked) rather than refused; only a missing value, a programming error, throws.
  */
-function requiredText(value: unknown, what: string, max = 200): string {
+export function requiredText(value: unknown, what: string, max = 200): string {
   if (typeof value !== "string" || value === "") throw new DbInputError("invalid_input", `${what} must be a non-empty string`);
   return value.length <= max ? value : value.slice(0, max - 1) + "…";
 }
 
-function optionalText(value: unknown, what: string): string | null {
+export function optionalText(value: unknown, what: string): string | null {
   return value === undefined || value === null || value === "" ? null : requiredText(value, what);
 }
 
-function filterText(value: unknown, what: string): string {
+export function filterText(value: unknown, what: string): string {
   if (typeof value !== "string") throw new DbInputError("invalid_input", `${what} must be a string`);
   return value;
 }
 
-function detailJson(detail: unknown): string {
+export function detailJson(detail: unknown): string {
   if (typeof detail !== "object" || detail === null || Array.isArray(detail)) throw new DbInputError("invalid_input", "detail must be an object");
   let json: string;
   try {

@@ -61,18 +61,42 @@ export interface TrafficRepository {
 
 const TEXT_MAX = 200;
 
-function text(value: string, what: string, max = TEXT_MAX): string {
+export function text(value: string, what: string, max = TEXT_MAX): string {
   if (typeof value !== "string" || value.length > max) throw new DbInputError("invalid_input", `${what} must be a string of at most ${max} characters`);
   return value;
 }
 
-const FLUSH_INTERVAL_MS = 1000;
-const MAX_PENDING_KEYS = 500;
+export const FLUSH_INTERVAL_MS = 1000;
+export const MAX_PENDING_KEYS = 500;
 
-interface PendingCount {
+/** Counts summed in memory for one key: (day, method, template, version, status, actor class, probe). */
+export interface PendingCount {
   params: [string, string, string, string, number, ActorClass, number];
   count: number;
   lastSeen: string;
+}
+
+/** Checks a hit and adds it to the counts summed in memory (shared by the SQLite and PostgreSQL repositories). */
+export function addHit(pending: Map<string, PendingCount>, hit: TrafficHit, now: () => Date): void {
+  const at = hit.at ?? now();
+  if (!ACTOR_CLASSES.includes(hit.actorClass)) throw new DbInputError("invalid_input", `unknown actor class ${hit.actorClass}`);
+  // One ISO formatting per hit: the day is its first ten characters.
+  const lastSeen = at.toISOString();
+  const params: PendingCount["params"] = [
+    lastSeen.slice(0, 10),
+    text(hit.method, "method", 10),
+    text(hit.template, "template"),
+    text(hit.version, "version", 40),
+    hit.status,
+    hit.actorClass,
+    hit.probe ? 1 : 0,
+  ];
+  const key = JSON.stringify(params);
+  const entry = pending.get(key);
+  if (entry) {
+    entry.count += hit.n ?? 1;
+    if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
+  } else pending.set(key, { params, count: hit.n ?? 1, lastSeen });
 }
 
 export function trafficRepository(
@@ -110,25 +134,7 @@ export function trafficRepository(
 
   return {
     count(hit) {
-      const at = hit.at ?? now();
-      if (!ACTOR_CLASSES.includes(hit.actorClass)) throw new DbInputError("invalid_input", `unknown actor class ${hit.actorClass}`);
-      // One ISO formatting per hit: the day is its first ten characters.
-      const lastSeen = at.toISOString();
-      const params: PendingCount["params"] = [
-        lastSeen.slice(0, 10),
-        text(hit.method, "method", 10),
-        text(hit.template, "template"),
-        text(hit.version, "version", 40),
-        hit.status,
-        hit.actorClass,
-        hit.probe ? 1 : 0,
-      ];
-      const key = JSON.stringify(params);
-      const entry = pending.get(key);
-      if (entry) {
-        entry.count += hit.n ?? 1;
-        if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
-      } else pending.set(key, { params, count: hit.n ?? 1, lastSeen });
+      addHit(pending, hit, now);
       if (pending.size >= MAX_PENDING_KEYS) flushQuietly();
       else if (!timer) timer = setTimeout(flushQuietly, FLUSH_INTERVAL_MS).unref();
     },

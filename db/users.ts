@@ -40,7 +40,7 @@ const UPDATABLE: Record<string, { column: "display_name" | "locale"; check: (v: 
 // Control and bidi-override characters in a name end up in admin screens and terminals.
 const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-function checkDisplayName(value: unknown): string {
+export function checkDisplayName(value: unknown): string {
   if (typeof value !== "string") throw new DbInputError("invalid_input", "displayName must be a string");
   const name = value.trim();
   if (name.length < 1 || name.length > 100 || UNSAFE_TEXT.test(name)) {
@@ -49,14 +49,14 @@ function checkDisplayName(value: unknown): string {
   return name;
 }
 
-function checkLocale(value: unknown): string {
+export function checkLocale(value: unknown): string {
   if (typeof value !== "string" || !/^[a-z]{2,3}(-[A-Z][a-z]{3})?(-(?:[A-Z]{2}|\d{3}))?$/.test(value)) {
     throw new DbInputError("invalid_input", "locale must be a language tag such as en-US");
   }
   return value;
 }
 
-function checkEmail(value: unknown): string {
+export function checkEmail(value: unknown): string {
   if (typeof value !== "string") throw new DbInputError("invalid_input", "email must be a string");
   const email = value.trim().toLowerCase();
   if (email.length > 254 || !/^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(email)) {

@@ -1,0 +1,114 @@
+/**
+ * PostgreSQL behind the async repository contract (db/store.ts).
+ *
+ *   const store = await openPgStore({ url: process.env.PORTCULLIS_DATABASE_URL });
+ *   await store.invoices.getScoped("inv_alice_1", scope);
+ *   await store.close();
+ *
+ * Opening checks, before any request could be served, that the database is
+ * at this build's schema version (migrate with `portcullis db migrate`) and
+ * that the role connected is one row-level security holds: not a superuser,
+ * not BYPASSRLS, not the tables' owner nor a member of the owner. Each
+ * refusal is a PgStoreError with a stable code.
+ */
+import type pg from "pg";
+import type { DataStore, Repositories } from "../store";
+import type { TenantRow } from "../types";
+import { pgExportJobsRepository } from "./exports";
+import { pgInvoicesRepository } from "./invoices";
+import { pgSchemaVersion } from "./migrate";
+import { PG_LATEST_VERSION } from "./migrations";
+import { createPool } from "./pool";
+import { pgSecurityEventsRepository } from "./security-events";
+import { poolSession, type Session } from "./session";
+import { pgTrafficRepository } from "./traffic";
+import { pgUsersRepository } from "./users";
+
+export { createPool } from "./pool";
+export { migratePg, MigrationError } from "./migrate";
+export { PG_LATEST_VERSION } from "./migrations";
+
+export class PgStoreError extends Error {
+  override readonly name = "PgStoreError";
+  constructor(
+    readonly code: "schema_version_mismatch" | "role_bypasses_rls",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PgStoreOptions {
+  /** postgres://... of the SERVICE role (PORTCULLIS_DATABASE_URL); or give `pool`. */
+  url?: string;
+  /** An existing pool (created with createPool, for its type parsing); it stays the caller's to end. */
+  pool?: pg.Pool;
+}
+
+function repositories(session: Session): Repositories {
+  return {
+    tenants: {
+      list: async () => (await session.query<TenantRow>("SELECT id, name FROM tenants ORDER BY id", [])).rows,
+    },
+    users: pgUsersRepository(session),
+    invoices: pgInvoicesRepository(session),
+    exportJobs: pgExportJobsRepository(session),
+    securityEvents: pgSecurityEventsRepository(session),
+    transaction: (fn) => session.atomic((tx) => fn(repositories(tx))),
+  };
+}
+
+/** Refuses a role that row-level security would not hold. */
+async function checkServiceRole(pool: pg.Pool): Promise<void> {
+  const { rows } = await pool.query<{ role: string; superuser: boolean; bypassrls: boolean; owns: boolean }>(
+    `SELECT r.rolname AS role, r.rolsuper AS superuser, r.rolbypassrls AS bypassrls,
+            EXISTS (SELECT 1 FROM pg_class c
+                    WHERE c.oid IN ('public.users'::regclass, 'public.invoices'::regclass, 'public.export_jobs'::regclass)
+                      AND pg_has_role(current_user, c.relowner, 'MEMBER')) AS owns
+     FROM pg_roles r WHERE r.rolname = current_user`,
+  );
+  const me = rows[0];
+  if (me.superuser || me.bypassrls || me.owns) {
+    const why = me.superuser ? "a superuser" : me.bypassrls ? "BYPASSRLS" : "the owner of the tenant tables (or a member of it)";
+    throw new PgStoreError("role_bypasses_rls", `the service must not connect as ${why}: connect as portcullis_app (PORTCULLIS_DATABASE_URL), so row-level security applies`);
+  }
+}
+
+export async function openPgStore(options: PgStoreOptions): Promise<DataStore> {
+  if (options.pool === undefined && options.url === undefined) throw new Error("openPgStore needs a url or a pool");
+  const ownPool = options.pool === undefined;
+  const pool = options.pool ?? createPool({ url: options.url as string });
+  try {
+    const client = await pool.connect();
+    let version: number;
+    try {
+      version = await pgSchemaVersion(client);
+    } finally {
+      client.release();
+    }
+    if (version !== PG_LATEST_VERSION) {
+      throw new PgStoreError("schema_version_mismatch", `database schema version is ${version}, this build expects ${PG_LATEST_VERSION}: run \`portcullis db migrate\``);
+    }
+    await checkServiceRole(pool);
+  } catch (err) {
+    if (ownPool) await pool.end();
+    throw err;
+  }
+  const session = poolSession(pool);
+  const traffic = pgTrafficRepository(session);
+  let closed: Promise<void> | undefined;
+  return {
+    ...repositories(session),
+    backend: "postgres",
+    schemaVersion: PG_LATEST_VERSION,
+    traffic,
+    close: () =>
+      (closed ??= (async () => {
+        try {
+          await traffic.flush(); // counts summed in memory are not lost at shutdown
+        } finally {
+          if (ownPool) await pool.end();
+        }
+      })()),
+  };
+}
