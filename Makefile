@@ -1,6 +1,6 @@
 # Portcullis — two commands for a newcomer:
 #   make run    install, build the runtime and the policy bundle, then serve
-#   make test   install, build, type-check and run every test
+#   make test   install, build, type-check and run every test (PostgreSQL included)
 NPM ?= npm
 RUNTIME_SOURCES := $(shell find pdp/runtime/assembly -name '*.ts' 2>/dev/null) pdp/runtime/build.mjs
 TS_SOURCES := $(shell find api pdp cli db inventory matrix bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run test conformance bench bench-pdp bench-api bench-eval clean
+.PHONY: all install build run test conformance bench bench-pdp bench-api bench-eval clean postgres-start postgres-stop
 
 all: build
 
@@ -50,9 +50,15 @@ browser:
 	@command -v chromium >/dev/null || { echo "installing Debian's chromium (matrix report test)"; \
 	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium; }
 
+# PostgreSQL for the repository contract suite (test/db/contract, test/db/pg): a
+# private cluster per checkout, installed from Debian's packages when missing,
+# started before jest and stopped after it, whatever jest's result.
+PG_SERVICE := scripts/services/postgres.sh
+
 test: build browser
 	npx tsc --noEmit -p tsconfig.json
-	npx jest
+	$(PG_SERVICE) start
+	npx jest; status=$$?; $(PG_SERVICE) stop; exit $$status
 	$(PORTCULLIS) rego test rego/
 	$(PORTCULLIS) inventory --check
 
@@ -72,6 +78,12 @@ bench-api: build
 # Where one evaluation's time goes, for the real policy (see the file's header for --baseline and --cpu-loop).
 bench-eval: build
 	node dist/bench/eval-profile.bench.js
+
+# The private PostgreSQL cluster by hand (URLs in var/postgres.env: `set -a; . var/postgres.env`).
+postgres-start:
+	$(PG_SERVICE) start
+postgres-stop:
+	$(PG_SERVICE) stop
 
 clean:
 	rm -rf build dist var/bundle.tar.gz

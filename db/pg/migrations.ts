@@ -179,7 +179,7 @@ GRANT SELECT, INSERT ON security_events TO ${APP_ROLE};
 GRANT SELECT, INSERT, UPDATE (count, last_seen) ON traffic_counts TO ${APP_ROLE};
 
 -- The second wall: a row of a tenant table is visible and writable only in a
--- transaction that set portcullis.tenant to its tenant (set_config(..., true),
+-- transaction that gave portcullis.tenant its tenant (set_config(..., true),
 -- i.e. SET LOCAL: it ends with the transaction, so a pooled connection never
 -- carries a tenant into the next one). Unset or empty: no row at all.
 -- FORCE: the owner is held to the same policy (a service misconfigured to
@@ -204,11 +204,15 @@ CREATE POLICY tenant_isolation ON export_jobs
 -- user before any tenant is known, and security monitoring names the tenant
 -- of a probed id. They are functions owned by portcullis_lookup, the only
 -- role with a cross-tenant policy, which may read only the columns they return.
+-- The policy also demands current_user = the lookup role itself, which holds
+-- only INSIDE those SECURITY DEFINER functions: the owner, a member of
+-- portcullis_lookup (to hand it the functions), inherits the policy's role
+-- but never passes its condition when querying directly.
 GRANT SELECT (id, tenant_id, role, status) ON users TO ${LOOKUP_ROLE};
 GRANT SELECT (id, tenant_id) ON invoices, export_jobs TO ${LOOKUP_ROLE};
-CREATE POLICY cross_tenant_lookup ON users FOR SELECT TO ${LOOKUP_ROLE} USING (true);
-CREATE POLICY cross_tenant_lookup ON invoices FOR SELECT TO ${LOOKUP_ROLE} USING (true);
-CREATE POLICY cross_tenant_lookup ON export_jobs FOR SELECT TO ${LOOKUP_ROLE} USING (true);
+CREATE POLICY cross_tenant_lookup ON users FOR SELECT TO ${LOOKUP_ROLE} USING (current_user = '${LOOKUP_ROLE}');
+CREATE POLICY cross_tenant_lookup ON invoices FOR SELECT TO ${LOOKUP_ROLE} USING (current_user = '${LOOKUP_ROLE}');
+CREATE POLICY cross_tenant_lookup ON export_jobs FOR SELECT TO ${LOOKUP_ROLE} USING (current_user = '${LOOKUP_ROLE}');
 
 CREATE FUNCTION portcullis_find_identity(user_id text)
   RETURNS TABLE (id text, tenant_id text, role text, status text)

@@ -23,7 +23,8 @@
 #                      so row-level security applies to it
 #   portcullis_lookup  NOLOGIN, owns the few SECURITY DEFINER lookups that must
 #                      cross tenants (authentication's findIdentity, tenantOf);
-#                      the owner is a member so its migrations can create them
+#                      the owner is a member so its migrations can hand the
+#                      functions over
 # Passwords are random and set anew at each start. The URLs are written to
 # var/postgres.env (mode 600), never printed by `start` (CI logs are not a
 # place for credentials; `env` prints them on demand):
@@ -103,7 +104,7 @@ SELECT 'CREATE ROLE portcullis_owner LOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_r
 SELECT 'CREATE ROLE portcullis_app LOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'portcullis_app') \gexec
 SELECT 'CREATE ROLE portcullis_lookup NOLOGIN' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'portcullis_lookup') \gexec
 -- Neither login may bypass row-level security or administer the cluster.
-ALTER ROLE portcullis_owner NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB PASSWORD :'owner_pw';
+ALTER ROLE portcullis_owner NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB INHERIT PASSWORD :'owner_pw';
 ALTER ROLE portcullis_app NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB PASSWORD :'app_pw';
 GRANT portcullis_lookup TO portcullis_owner;
 SELECT 'CREATE DATABASE portcullis OWNER portcullis_owner' WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'portcullis') \gexec

@@ -1,0 +1,57 @@
+/**
+ * Contract: security events (append-only, filtered, newest first, detail
+ * capped) and traffic counts (summed, flushed, one row per day and key), the
+ * same tests on SQLite and PostgreSQL (backends.ts).
+ */
+import { DbInputError } from "../../../db";
+import { MAX_DETAIL_BYTES } from "../../../db/security-events";
+import { BACKENDS, useBackend } from "./backends";
+
+describe.each(BACKENDS)("security events and traffic on $name", (backend) => {
+  const t = useBackend(backend);
+
+  test("record then query: newest first, filtered by kind, actor and time; detail kept as given", async () => {
+    const before = new Date(Date.now() - 1000).toISOString();
+    await t.store.securityEvents.record({ kind: "cross_tenant_id", actorId: "u_alice", tenantId: "t_acme", routeId: "invoices.get", decisionId: "d-1", detail: { id: "inv_dave_1", n: 1 } });
+    await t.store.securityEvents.record({ kind: "forbidden_param", actorId: "anonymous", tenantId: null, routeId: "users.me", detail: { param: "debug'; DROP TABLE security_events; --" } });
+    const all = await t.store.securityEvents.query({});
+    expect(all.map((e) => e.kind)).toEqual(["forbidden_param", "cross_tenant_id"]);
+    expect(all[1]).toEqual({ id: 1, at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), kind: "cross_tenant_id", actor_id: "u_alice", tenant_id: "t_acme", route_id: "invoices.get", decision_id: "d-1", detail: { id: "inv_dave_1", n: 1 } });
+    expect(all[0]).toMatchObject({ tenant_id: null, decision_id: null, detail: { param: "debug'; DROP TABLE security_events; --" } });
+    expect((await t.store.securityEvents.query({ actorId: "u_alice" })).map((e) => e.id)).toEqual([1]);
+    expect(await t.store.securityEvents.query({ kind: "' OR '1'='1" })).toEqual([]);
+    expect(await t.store.securityEvents.query({ since: before })).toHaveLength(2);
+    expect(await t.store.securityEvents.query({ since: "2999-01-01T00:00:00Z" })).toEqual([]);
+    expect(await t.store.securityEvents.query({ limit: 1 })).toHaveLength(1);
+    await expect(t.store.securityEvents.query({ since: "yesterday" })).rejects.toThrow(DbInputError);
+  });
+
+  test("an oversized detail is replaced by a marker; a missing kind is refused", async () => {
+    await t.store.securityEvents.record({ kind: "big", actorId: "u_bob", tenantId: "t_acme", routeId: "r", detail: { blob: "x".repeat(MAX_DETAIL_BYTES) } });
+    expect((await t.store.securityEvents.query({ kind: "big" }))[0].detail).toEqual({ truncated: true, bytes: expect.any(Number) });
+    await expect(t.store.securityEvents.record({ kind: "", actorId: "u_bob", tenantId: null, routeId: "r", detail: {} })).rejects.toThrow(DbInputError);
+    expect(await t.store.securityEvents.query({})).toHaveLength(1);
+  });
+
+  test("traffic: counts summed per day and key, flushed, summarised in order", async () => {
+    const at = new Date("2026-11-20T10:00:00.000Z");
+    t.store.traffic.count({ method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actorClass: "member", at });
+    t.store.traffic.count({ method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actorClass: "member", at: new Date("2026-11-20T11:00:00.000Z"), n: 4 });
+    t.store.traffic.count({ method: "GET", template: "/api/{version}/users/me", version: "v2", status: 403, actorClass: "anonymous", probe: true, at: new Date("2026-11-21T09:00:00.000Z") });
+    await t.store.traffic.flush();
+    t.store.traffic.count({ method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actorClass: "member", at });
+    expect(await t.store.traffic.summary()).toEqual([
+      { day: "2026-11-20", method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actor_class: "member", probe: 0, count: 6, last_seen: "2026-11-20T11:00:00.000Z" },
+      { day: "2026-11-21", method: "GET", template: "/api/{version}/users/me", version: "v2", status: 403, actor_class: "anonymous", probe: 1, count: 1, last_seen: "2026-11-21T09:00:00.000Z" },
+    ]);
+    expect((await t.store.traffic.summary({ since: "2026-11-21" })).map((r) => r.version)).toEqual(["v2"]);
+    expect(() => t.store.traffic.count({ method: "GET", template: "/x", version: "", status: 200, actorClass: "root" as never })).toThrow(DbInputError);
+  });
+
+  test("tenants.list names both seed tenants", async () => {
+    expect(await t.store.tenants.list()).toEqual([
+      { id: "t_acme", name: "Acme" },
+      { id: "t_globex", name: "Globex" },
+    ]);
+  });
+});
