@@ -112,9 +112,10 @@ export function userView(row: UserRow): View {
  * An export job as its requester sees it. Every field is always present
  * (null until it applies), so a client polling the job sees one shape.
  * The job's tenant, requester, row scope and field list stay internal.
- * `result`: the rows (JSON format) or the CSV text (csv format), once done.
+ * `result`: the rows (JSON format) or the CSV text (csv format), once done,
+ * as the reader may see them (api/exports/result.ts); null before.
  */
-export function exportJobView(row: ExportJobRow): View {
+export function exportJobView(row: ExportJobRow, result: unknown = null): View {
   return {
     id: row.id,
     status: row.status,
@@ -124,6 +125,6 @@ export function exportJobView(row: ExportJobRow): View {
     finishedAt: row.finished_at,
     rowCount: row.row_count,
     error: row.error,
-    result: row.result === null ? null : row.format === "json" ? (JSON.parse(row.result) as unknown) : row.result,
+    result,
   };
 }

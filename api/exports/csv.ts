@@ -30,3 +30,40 @@ export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<str
   for (const row of rows) lines.push(columns.map((c) => csvField(row[c])).join(","));
   return lines.map((line) => `${line}\r\n`).join("");
 }
+
+/**
+ * Reads CSV text as toCsv writes it (RFC 4180: quoted fields, doubled
+ * quotes, CRLF after every record) back into its header and records; cells
+ * keep their formula guard, so writing them again adds nothing.
+ *
+ *   fromCsv('id,number\r\ninv_1,"a,b"\r\n')   // { columns: ["id", "number"], rows: [{ id: "inv_1", number: "a,b" }] }
+ */
+export function fromCsv(text: string): { columns: string[]; rows: Array<Record<string, string>> } {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      record.push(field);
+      field = "";
+    } else if (c === "\r" && text[i + 1] === "\n") {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = "";
+      i++;
+    } else field += c;
+  }
+  if (quoted || field !== "" || record.length > 0) throw new Error("CSV text does not end with a complete record");
+  const [columns = [], ...body] = records;
+  return { columns, rows: body.map((r) => Object.fromEntries(columns.map((c, j) => [c, r[j] ?? ""]))) };
+}

@@ -4,8 +4,11 @@
  * - POST /api/admin/export {format}: stores a queued export job and hands it
  *   to the runner (api/exports/); 202 with the job and its `Location`.
  * - GET /api/admin/export/{job_id}: the job, and once done its result (the
- *   rows for json, the CSV text for csv). Another tenant's job is 404
- *   `not_found`, exactly like an unknown id.
+ *   rows for json, the CSV text for csv), cut for the READER: the invoice
+ *   fields and rows the reader may read now through invoices.export (a
+ *   decision of its own), never more than the job stored
+ *   (api/exports/result.ts). Another tenant's job is 404 `not_found`,
+ *   exactly like an unknown id.
  * - GET|POST /api/internal/reports/export: invoice count and amount per
  *   status over all the tenant's invoices (internal tooling).
  *
@@ -15,13 +18,17 @@
  * scope and read fields are stored with the job. So a job never exports
  * more than its requester could read through GET /invoices/export then.
  */
-import { toScope, type ExportFormat } from "../../db";
+import { toScope, type ExportFormat, type Scope } from "../../db";
+import { resultForReader } from "../exports/result";
 import { Problem, problemForDecision } from "../problems";
 import { exportJobView } from "../views";
 import { decideAsRoute } from "./related-decision";
 import type { ActContext, RouteHandler } from "./types";
 
 const requestedFormat = (ctx: ActContext): ExportFormat => (ctx.body.format === "csv" ? "csv" : "json");
+
+/** Ids per scoped lookup: the repositories' ceiling for getManyScoped. */
+const IDS_PER_LOOKUP = 100;
 
 /** Where a job is polled (admin.export.get). */
 const jobLocation = (id: string) => `/api/admin/export/${encodeURIComponent(id)}`;
@@ -47,7 +54,17 @@ const getExport: RouteHandler = {
   act(ctx) {
     const job = ctx.deps.db.exportJobs.getScoped(ctx.id ?? "", ctx.scope);
     if (!job) throw new Problem("not_found");
-    return { status: 200, body: { one: exportJobView(job) } };
+    if (job.result === null) return { status: 200, body: { one: exportJobView(job) } };
+    // The rows are invoices: the reader sees the ones, and the fields, it may read through invoices.export now.
+    const rows = decideAsRoute(ctx, "invoices.export");
+    if (!rows.allow) throw problemForDecision(rows.status, rows.reason);
+    const { invoices } = ctx.deps.db;
+    const reach = (ids: string[], scope: Scope) => {
+      const found = new Set<string>();
+      for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP) for (const row of invoices.getManyScoped(ids.slice(i, i + IDS_PER_LOOKUP), scope)) found.add(row.id);
+      return found;
+    };
+    return { status: 200, body: { one: exportJobView(job, resultForReader(job, { fields: rows.fields.read, scope: toScope(rows.scope) }, reach)) } };
   },
 };
 
