@@ -28,6 +28,8 @@ import type { HttpSourceOptions } from "../pdp/bundles/http-source";
 import { createDecisionLog, type DecisionLogOptions, type ManagedDecisionLog } from "../pdp/log";
 import type { Logger } from "../pdp/logger";
 import { createApp, type AppOptions } from "./app";
+import { acceptBundles } from "./registry/check";
+import { ROUTES } from "./registry/routes";
 import { jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
 import { createExportRunner, type ExportRunner } from "./exports/runner";
 import type { IdentityConfig } from "./identity/config";
@@ -104,7 +106,8 @@ export async function createService(config: ServiceConfig, hooks: ServiceHooks =
     ]));
   try {
     log = hooks.decisionLog ?? createDecisionLog(config.decisionLog);
-    pdp = await createPdp({ bundle: config.bundle, log, logger: hooks.pdpLogger });
+    // Every bundle, the first and each hot reload, must pass the start-up check's policy probe before it decides.
+    pdp = await createPdp({ bundle: config.bundle, log, logger: hooks.pdpLogger, check: acceptBundles(hooks.app?.routes ?? ROUTES) });
     exportRunner = createExportRunner({ db, logger, maxRows: config.exportMaxRows });
     const deps: ApiDeps = {
       pdp,

@@ -72,7 +72,19 @@ export const WIRE_FIELDS: Record<string, Record<string, JsonSchema>> = {
       },
     },
   },
-  health: { status: { type: "string", enum: ["ok", "degraded"] } },
+  health: {
+    status: { type: "string", enum: ["ok", "degraded"] },
+    revision: { type: ["string", "null"] },
+    reasons: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { component: STRING, code: STRING, detail: STRING, since: { type: ["string", "null"] } },
+        required: ["component", "code", "detail", "since"],
+        additionalProperties: false,
+      },
+    },
+  },
   metrics: { metrics: { type: "object" } },
   openapi: { openapi: STRING, info: { type: "object" }, servers: { type: "array" }, paths: { type: "object" }, components: { type: "object" } },
 };

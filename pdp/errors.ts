@@ -11,12 +11,14 @@
  * - `bundle_unavailable`: the file or bundle server could not be read;
  * - `bundle_invalid`: not a readable bundle, or its Wasm does not load;
  * - `entrypoint_missing`: the bundle lacks the decision entrypoint;
- * - `smoke_failed`: the bundle loads but fails its smoke evaluation.
+ * - `smoke_failed`: the bundle loads but fails its smoke evaluation;
+ * - `check_failed`: the bundle decides, but fails the owner's acceptance
+ *   check (the API's: a route of the registry without a policy).
  *
  * Misconfiguration, thrown by createPdp at start-up: `config_invalid`.
  */
 export type DecisionFailureCode = "policy_unavailable" | "policy_error" | "invalid_decision";
-export type BundleFailureCode = "bundle_unavailable" | "bundle_invalid" | "entrypoint_missing" | "smoke_failed";
+export type BundleFailureCode = "bundle_unavailable" | "bundle_invalid" | "entrypoint_missing" | "smoke_failed" | "check_failed";
 export type PdpErrorCode = DecisionFailureCode | BundleFailureCode | "config_invalid";
 
 export class PdpError extends Error {

@@ -9,9 +9,12 @@
  *   pdp.status(); await pdp.close();
  *
  * Reload: new bytes are loaded into a fresh Engine and validated — the
- * decision entrypoint exists, and a smoke input evaluates to a valid
- * decision (and the log's mask/drop entrypoints, when present, evaluate
- * without error) — before one reference is swapped. decide() is
+ * decision entrypoint exists, a smoke input evaluates to a valid decision
+ * (and the log's mask/drop entrypoints, when present, evaluate without
+ * error), and the owner's acceptance check (`check`: the API's start-up
+ * check, api/registry/check.ts, so a bundle lacking a policy for a route
+ * of the registry is refused on reload exactly as at start) finds nothing
+ * — before one reference is swapped. decide() is
  * synchronous, so an evaluation in flight always finishes on the engine it
  * started with. A refused bundle leaves the old one active, is logged, and
  * shows in status().lastError.
@@ -27,7 +30,7 @@ import { Engine } from "./engine";
 import { messageOf, PdpError } from "./errors";
 import { consoleLogger, type Logger } from "./logger";
 import { StatusTracker, type PdpStatus } from "./status";
-import type { DecisionContext, DecisionInput, DecisionLog, RecordedDecision, Refusal, RefusalInput, RequestOutcome } from "./types";
+import type { Decision, DecisionContext, DecisionInput, DecisionLog, RecordedDecision, Refusal, RefusalInput, RequestOutcome } from "./types";
 import { validateDecision } from "./validate";
 
 export { PdpError } from "./errors";
@@ -58,6 +61,13 @@ export interface PdpOptions {
   smokeInput?: DecisionInput;
   /** Operational log (default: JSON lines on the console). */
   logger?: Logger;
+  /**
+   * Run on every bundle before it is activated, the first one included:
+   * `decide` evaluates the candidate bundle (its decisions are not logged:
+   * the bundle is not deciding requests yet). Any problem returned refuses
+   * the bundle (`check_failed`); the active one stays.
+   */
+  check?: (decide: (input: DecisionInput) => Decision) => string[];
 }
 
 export interface Pdp {
@@ -86,6 +96,8 @@ class DecisionPoint implements Pdp {
   private active: Engine | null = null;
   /** The last refused bundle, so the same bad bytes are not re-validated and re-logged every poll. */
   private refused: string | null = null;
+  /** The digest of the bytes the source delivered last (what an HTTP 304 means it still holds). */
+  private delivered: string | null = null;
   private loads: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly tracker = new StatusTracker();
@@ -113,7 +125,11 @@ class DecisionPoint implements Pdp {
   }
 
   async start(): Promise<void> {
-    this.source.start({ deliver: (bytes) => this.deliver(bytes), failed: (err) => this.failed(err) });
+    this.source.start({
+      deliver: (bytes) => this.deliver(bytes),
+      failed: (err) => this.failed(err),
+      unchanged: () => this.tracker.reachable(this.delivered !== null && this.delivered === this.active?.digest),
+    });
     await this.source.check();
   }
 
@@ -159,10 +175,15 @@ class DecisionPoint implements Pdp {
 
   private async activate(bytes: Uint8Array): Promise<void> {
     const digest = Engine.digest(bytes);
-    if (digest === this.active?.digest || digest === this.refused) return;
+    this.delivered = digest;
+    if (digest === this.active?.digest || digest === this.refused) {
+      this.tracker.reachable(digest === this.active?.digest);
+      return;
+    }
     try {
       const engine = await Engine.load(bytes, this.source.description);
       this.smokeTest(engine);
+      this.acceptanceCheck(engine);
       const previous = this.active?.revision;
       this.active = engine; // the swap: one reference
       this.refused = null;
@@ -190,8 +211,22 @@ class DecisionPoint implements Pdp {
     }
   }
 
+  private acceptanceCheck(engine: Engine): void {
+    if (!this.options.check) return;
+    const unlogged: DecideDeps = { ...this.deps, log: { record: () => undefined, flush: async () => undefined } };
+    let problems: string[];
+    try {
+      problems = this.options.check((input) => decide(engine, unlogged, input));
+    } catch (err) {
+      problems = [`the check failed: ${messageOf(err)}`];
+    }
+    if (problems.length > 0) {
+      throw new PdpError("check_failed", `bundle revision ${JSON.stringify(engine.revision)} fails the acceptance check: ${problems.join("; ")}`);
+    }
+  }
+
   private failed(error: PdpError, note?: string): void {
-    const code = error.code === "bundle_unavailable" || error.code === "entrypoint_missing" || error.code === "smoke_failed" ? error.code : "bundle_invalid";
+    const code = error.code === "bundle_unavailable" || error.code === "entrypoint_missing" || error.code === "smoke_failed" || error.code === "check_failed" ? error.code : "bundle_invalid";
     this.tracker.failed(code, error.message);
     this.logger({
       level: "error",

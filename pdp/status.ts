@@ -7,8 +7,13 @@
  *
  * `reloads` counts bundles activated since start, the first one included;
  * `failures` counts failed load attempts (unreachable source, refused
- * bundle). `lastError` stays until the next successful activation clears it,
- * so a refused bundle is visible while the old one keeps deciding.
+ * bundle). `lastError` is what is wrong NOW, so a refused bundle is visible
+ * while the old one keeps deciding, and health is ok again once it is not:
+ * - a refused bundle stays the error until a bundle is activated, or the
+ *   source hands back the active bundle's bytes;
+ * - an unreachable source is the error until the source is read again
+ *   (whatever it then holds; a refused bundle that is still there is the
+ *   error again).
  */
 import type { Engine } from "./engine";
 import type { BundleFailureCode } from "./errors";
@@ -29,8 +34,13 @@ export interface PdpStatus {
   failures: number;
 }
 
+type BundleError = NonNullable<PdpStatus["lastError"]>;
+
 export class StatusTracker {
   private state: PdpStatus = { active: null, lastError: null, reloads: 0, failures: 0 };
+  /** The two things that can be wrong, kept apart so one's recovery does not hide the other. */
+  private refusal: BundleError | null = null;
+  private unreachable: BundleError | null = null;
 
   activated(engine: Engine): void {
     this.state.active = {
@@ -39,13 +49,28 @@ export class StatusTracker {
       source: engine.source,
       entrypoints: engine.entrypoints,
     };
+    this.refusal = null;
+    this.unreachable = null;
     this.state.lastError = null;
     this.state.reloads++;
   }
 
   failed(code: BundleFailureCode, message: string): void {
-    this.state.lastError = { code, message, at: new Date().toISOString() };
+    const error = { code, message, at: new Date().toISOString() };
+    if (code === "bundle_unavailable") this.unreachable = error;
+    else {
+      this.refusal = error;
+      this.unreachable = null; // a bundle was read: the source is reachable
+    }
+    this.state.lastError = error;
     this.state.failures++;
+  }
+
+  /** The source was read again and holds what was last delivered; `isActive`: that is the active bundle. */
+  reachable(isActive: boolean): void {
+    this.unreachable = null;
+    if (isActive) this.refusal = null;
+    this.state.lastError = this.refusal;
   }
 
   /** A copy: callers cannot change the PDP's state through it. */

@@ -14,9 +14,16 @@
  * Probing (rather than reading data.json) checks the bundle that will
  * actually decide, whatever its source; the probes are ordinary decisions
  * and appear in the decision log under route version "startup-check".
+ *
+ * The policy probe also runs on every bundle the PDP is about to activate
+ * (hot reload: `acceptBundles`, given to createPdp by api/service.ts), on
+ * the candidate bundle and unlogged: a bundle that lacks a policy for a
+ * route of the registry is refused, the active one keeps deciding, and
+ * /health says degraded until a good bundle loads.
  */
 import type { Express } from "express";
 import type { Pdp } from "../../pdp";
+import type { Decision, DecisionInput } from "../../pdp/types";
 import { ANONYMOUS } from "../context";
 import { expressPath } from "./routes";
 import type { RouteRecord } from "./types";
@@ -55,8 +62,17 @@ export function checkRouter(app: Express, routes: RouteRecord[]): string[] {
     .map((served) => `Express serves ${served} but no route record declares it`);
 }
 
-export function checkPolicies(pdp: Pick<Pdp, "decide">, routes: RouteRecord[]): string[] {
+/** What the policy probe needs: a decision for an input (the running PDP, or a candidate bundle on reload), and the PDP's status when there is one. */
+export interface PolicyProbe {
+  decide(input: DecisionInput): Pick<Decision, "status" | "reason">;
+  status?: Pdp["status"];
+}
+
+export function checkPolicies(pdp: PolicyProbe, routes: RouteRecord[]): string[] {
   const problems: string[] = [];
+  const lastError = pdp.status?.().lastError;
+  // Why no bundle is active, once, before the per-route lines it explains.
+  if (lastError && pdp.status?.().active === null) problems.push(`the policy bundle was not loaded: ${lastError.code}: ${lastError.message}`);
   for (const r of routes) {
     const d = pdp.decide({
       actor: ANONYMOUS,
@@ -70,6 +86,11 @@ export function checkPolicies(pdp: Pick<Pdp, "decide">, routes: RouteRecord[]): 
     else if (ROUTE_LEVEL_DENIALS.has(d.reason)) problems.push(`${r.method} ${r.id}: the policy bundle has no policy for it (${d.reason})`);
   }
   return problems;
+}
+
+/** The PDP's acceptance check for new bundles: the same policy probe, against the candidate. */
+export function acceptBundles(routes: RouteRecord[]): (decide: PolicyProbe["decide"]) => string[] {
+  return (decide) => checkPolicies({ decide }, routes);
 }
 
 /** Duplicate ids per method, duplicate (method, path) pairs, templates without a leading slash. */

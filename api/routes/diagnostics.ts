@@ -1,9 +1,11 @@
 /**
  * Diagnostic routes, each with its own policy: GET /health (public),
  * GET /metrics (staff), GET /openapi.json (public, generated from the
- * registry). Health says only whether a policy bundle is active, never its
- * contents; metrics are counters without ids or tenants.
+ * registry). Health (health.ts) says whether the instance serves and why
+ * it is degraded, never a bundle's contents; metrics are counters without
+ * ids or tenants, plus the last bundle load error (staff only).
  */
+import { assessHealth } from "../health";
 import type { Metrics } from "../metrics";
 import type { RouteHandler } from "./types";
 
@@ -11,8 +13,8 @@ export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string,
   return {
     "health.get": {
       act(ctx) {
-        const active = ctx.deps.pdp.status().active !== null;
-        return { status: active ? 200 : 503, body: { one: { status: active ? "ok" : "degraded" } } };
+        const { httpStatus, body } = assessHealth(ctx.deps);
+        return { status: httpStatus, body: { one: body } };
       },
     },
     "metrics.get": {
@@ -20,7 +22,7 @@ export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string,
         const pdp = ctx.deps.pdp.status();
         return {
           status: 200,
-          body: { one: { metrics: { ...metrics.snapshot(), bundle_revision: pdp.active?.revision ?? null, bundle_reloads: pdp.reloads, bundle_failures: pdp.failures } } },
+          body: { one: { metrics: { ...metrics.snapshot(), bundle_revision: pdp.active?.revision ?? null, bundle_reloads: pdp.reloads, bundle_failures: pdp.failures, bundle_last_error: pdp.lastError } } },
         };
       },
     },

@@ -83,6 +83,7 @@ export class HttpBundleSource implements BundleSource {
       const res = await fetch(this.options.url, { headers, signal, redirect: "follow" });
       if (res.status === 304) {
         await res.body?.cancel();
+        sink.unchanged();
         return;
       }
       if (res.status !== 200) {

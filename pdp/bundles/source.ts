@@ -11,6 +11,8 @@ export interface BundleSink {
   deliver(bytes: Uint8Array): Promise<void>;
   /** The source could not be read (code `bundle_unavailable`). */
   failed(error: PdpError): void;
+  /** The source was read and still holds the bundle last delivered (HTTP 304): it is reachable again. */
+  unchanged(): void;
 }
 
 export interface BundleSource {

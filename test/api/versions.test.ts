@@ -62,7 +62,7 @@ describe.each(SERVED)("version %s", (version) => {
   });
 
   test("health and search exist with the same policy", async () => {
-    expect((await request(h.app).get(`/api/${version}/health`)).body).toEqual({ status: "ok" });
+    expect((await request(h.app).get(`/api/${version}/health`)).body).toEqual({ status: "ok", revision: "api-test", reasons: [] });
     const res = await request(h.app).get(`/api/${version}/search?q=a`).set(await h.auth("u_dave"));
     expect(res.status).toBe(200);
     for (const r of res.body.results) expect(Object.keys(r).sort()).toEqual(["id", "title", "type"]);

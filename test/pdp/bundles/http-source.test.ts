@@ -91,6 +91,26 @@ describe("HTTP bundle source", () => {
     expect(logger.entries).toContainEqual(expect.objectContaining({ event: "pdp.bundle_load_failed", code: "bundle_unavailable" }));
   });
 
+  test("a 304 after an outage clears the outage, never a refusal the server still holds", async () => {
+    const { pdp } = await start();
+    served.status = 500;
+    await pdp.refresh();
+    expect(pdp.status().lastError).toMatchObject({ code: "bundle_unavailable" });
+    served.status = 200;
+    await pdp.refresh(); // 304: the server holds the active bundle
+    expect(pdp.status()).toMatchObject({ active: { revision: "r1" }, lastError: null });
+
+    served.bytes = Buffer.from("not a bundle");
+    served.etag = '"bad"';
+    await pdp.refresh();
+    served.status = 503;
+    await pdp.refresh();
+    expect(pdp.status().lastError).toMatchObject({ code: "bundle_unavailable" });
+    served.status = 200;
+    await pdp.refresh(); // 304 for the refused bundle: it is still what the server offers
+    expect(pdp.status()).toMatchObject({ active: { revision: "r1" }, lastError: { code: "bundle_invalid" } });
+  });
+
   test("a bad bundle from the server is refused once and not downloaded again for the same ETag", async () => {
     const { pdp } = await start();
     served.bytes = Buffer.from("not a bundle");

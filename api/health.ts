@@ -1,0 +1,72 @@
+/**
+ * GET /health: is this instance fit to serve, and if not quite, why.
+ *
+ *   { status: "ok" | "degraded", revision: "<active bundle>" | null, reasons: [{ component, code, detail, since }] }
+ *
+ * The answer is composed from a list of checks, each returning what is
+ * wrong with one component right now (nothing when it is fine), so another
+ * component (the decision log, a database) adds one function to
+ * HEALTH_CHECKS. A reason marked `unavailable` means the instance cannot
+ * serve at all (no policy bundle: every decision is a 503 deny): health
+ * answers 503 so a load balancer takes it out. Other reasons are
+ * `degraded` with 200: the instance still serves correctly (the old bundle
+ * keeps deciding after a refused reload) and pulling it would turn a bad
+ * policy push into an outage.
+ *
+ * Reasons carry a stable code and a fixed text, never a raw error message
+ * (paths, hosts): health is public. The messages are in /metrics (staff)
+ * and the server log.
+ */
+import type { ApiDeps } from "./deps";
+
+export interface HealthReason {
+  /** What is affected: `policy_bundle`, `decision_log`, ... */
+  component: string;
+  /** Stable code within the component. */
+  code: string;
+  detail: string;
+  /** RFC 3339: since when (when known). */
+  since: string | null;
+  /** The instance cannot serve: health answers 503. */
+  unavailable?: boolean;
+}
+
+export type HealthCheck = (deps: ApiDeps) => HealthReason[];
+
+const BUNDLE_DETAILS: Record<string, string> = {
+  bundle_unavailable: "the policy bundle source cannot be read",
+  bundle_invalid: "the last policy bundle delivered is not a loadable bundle and was refused",
+  entrypoint_missing: "the last policy bundle delivered lacks the decision entrypoint and was refused",
+  smoke_failed: "the last policy bundle delivered failed its smoke evaluation and was refused",
+  check_failed: "the last policy bundle delivered lacks a policy for a route of the registry and was refused",
+};
+
+/** The policy bundle: none active (unavailable), or the last load or reload failed (degraded: the active bundle keeps deciding). */
+export const policyBundleHealth: HealthCheck = (deps) => {
+  const status = deps.pdp.status();
+  const reasons: HealthReason[] = [];
+  if (status.active === null) {
+    reasons.push({ component: "policy_bundle", code: "no_active_bundle", detail: "no policy bundle is active: every request is denied", since: status.lastError?.at ?? null, unavailable: true });
+  }
+  if (status.lastError) {
+    const e = status.lastError;
+    reasons.push({ component: "policy_bundle", code: e.code, detail: BUNDLE_DETAILS[e.code] ?? "the last policy bundle load failed", since: e.at });
+  }
+  return reasons;
+};
+
+/** Every check /health runs, in order. */
+export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth];
+
+export function assessHealth(deps: ApiDeps, checks: readonly HealthCheck[] = HEALTH_CHECKS): { httpStatus: number; body: Record<string, unknown> } {
+  const reasons = checks.flatMap((check) => check(deps));
+  const unavailable = reasons.some((r) => r.unavailable === true);
+  return {
+    httpStatus: unavailable ? 503 : 200,
+    body: {
+      status: reasons.length === 0 ? "ok" : "degraded",
+      revision: deps.pdp.status().active?.revision ?? null,
+      reasons: reasons.map(({ component, code, detail, since }) => ({ component, code, detail, since })),
+    },
+  };
+}
