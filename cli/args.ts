@@ -3,6 +3,8 @@
  * into lists, `--bool` switches, and positionals. Unknown flags are errors,
  * so a typo never silently changes what a command does.
  */
+import { MAX_MEMORY_PAGES } from "../pdp/compiler/bundle";
+
 export interface ArgSpec {
   /** Flags that take a value, by every spelling: { "-e": "entrypoint", "--entrypoint": "entrypoint" }. */
   values?: Record<string, string>;
@@ -43,4 +45,13 @@ export function one(args: ParsedArgs, name: string): string | undefined {
   const v = args.values.get(name);
   if (v && v.length > 1) throw new UsageError(`--${name} given more than once`);
   return v?.[0];
+}
+
+/** `--max-memory-pages N`: the policy module's memory limit in 64 KiB pages (undefined: the 1 GiB ceiling). */
+export function maxMemoryPages(args: ParsedArgs): number | undefined {
+  const text = one(args, "maxMemoryPages");
+  if (text === undefined) return undefined;
+  const pages = Number(text);
+  if (!Number.isInteger(pages) || pages < 1 || pages > MAX_MEMORY_PAGES) throw new UsageError(`--max-memory-pages must be a whole number from 1 to ${MAX_MEMORY_PAGES}, got ${text}`);
+  return pages;
 }

@@ -16,26 +16,14 @@
  * per-call encoder, decoder and copies.
  */
 import { createHash } from "node:crypto";
-import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import { readBundle } from "./compiler/bundle";
+import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
+import { loadSizedPolicy, MemoryLimitError, readBundle } from "./compiler/bundle";
 import { EvaluationClock } from "./compiler/host-builtins";
 import { messageOf, PdpError } from "./errors";
 import type { BundleRef, PolicyEvaluator } from "./types";
 
 const utf8 = new TextEncoder();
 
-/** The SDK's default initial memory (the linker keeps static data within it). */
-const SDK_INITIAL_PAGES = 5;
-/**
- * The most memory one bundle's module may grow to: 1 GiB. Deliberately far
- * below 2 GiB: past it, addresses the module hands back are negative as i32,
- * and a typed-array view longer than 2^31-1 bytes makes encodeInto write
- * nothing, so an evaluation would silently run without its input (a policy
- * denying through `not deny` would allow). An evaluation that needs more
- * fails (the runtime's allocator aborts): a deny. Memory never shrinks, so
- * this is also what one bundle can hold on to for its lifetime.
- */
-const MAX_MEMORY_PAGES = 16384;
 
 export class Engine {
   /** Evaluates any entrypoint of this bundle: what the decision log gets for mask/drop. */
@@ -64,10 +52,13 @@ export class Engine {
 
   /**
    * Reads and instantiates a bundle (`rego build` or `opa build -t wasm`
-   * output). Throws PdpError `bundle_invalid` when it is not a bundle or its
-   * Wasm or data do not load.
+   * output) with memory sized from what it needs, up to `maxMemoryPages`
+   * (64 KiB pages; default and ceiling 16384, 1 GiB: bundle/memory.ts).
+   * Throws PdpError `memory_limit_exceeded` when the module or its data needs
+   * more than that (the message says both sizes), `bundle_invalid` when it is
+   * not a bundle or its Wasm or data do not load.
    */
-  static async load(bytes: Uint8Array, source: string): Promise<Engine> {
+  static async load(bytes: Uint8Array, source: string, options: { maxMemoryPages?: number } = {}): Promise<Engine> {
     const digest = Engine.digest(bytes);
     let bundle;
     try {
@@ -78,9 +69,9 @@ export class Engine {
     const clock = new EvaluationClock();
     let policy: LoadedPolicy;
     try {
-      policy = await loadPolicy(bundle.wasm, { initial: SDK_INITIAL_PAGES, maximum: MAX_MEMORY_PAGES }, clock.builtins());
-      policy.setData(bundle.data);
+      policy = await loadSizedPolicy(bundle.wasm, bundle.data, { maxPages: options.maxMemoryPages, builtins: clock.builtins() });
     } catch (err) {
+      if (err instanceof MemoryLimitError) throw new PdpError("memory_limit_exceeded", `bundle from ${source}: ${err.message}`);
       throw new PdpError("bundle_invalid", `policy.wasm does not load: ${messageOf(err)}`);
     }
     const ids = new Map<string, number>();

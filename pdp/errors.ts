@@ -10,6 +10,8 @@
  * Bundle load failures land in `status().lastError`:
  * - `bundle_unavailable`: the file or bundle server could not be read;
  * - `bundle_invalid`: not a readable bundle, or its Wasm does not load;
+ * - `memory_limit_exceeded`: the module's static data or the bundle's data
+ *   needs more memory than the configured limit (the message says both sizes);
  * - `entrypoint_missing`: the bundle lacks the decision entrypoint;
  * - `smoke_failed`: the bundle loads but fails its smoke evaluation;
  * - `check_failed`: the bundle decides, but fails the owner's acceptance
@@ -18,7 +20,7 @@
  * Misconfiguration, thrown by createPdp at start-up: `config_invalid`.
  */
 export type DecisionFailureCode = "policy_unavailable" | "policy_error" | "invalid_decision";
-export type BundleFailureCode = "bundle_unavailable" | "bundle_invalid" | "entrypoint_missing" | "smoke_failed" | "check_failed";
+export type BundleFailureCode = "bundle_unavailable" | "bundle_invalid" | "memory_limit_exceeded" | "entrypoint_missing" | "smoke_failed" | "check_failed";
 export type PdpErrorCode = DecisionFailureCode | BundleFailureCode | "config_invalid";
 
 export class PdpError extends Error {

@@ -22,6 +22,7 @@
  * createPdp resolves after the first load attempt, successful or not; until
  * a bundle is active every decision is a 503 deny (`policy_unavailable`).
  */
+import { MAX_MEMORY_PAGES } from "./compiler/bundle";
 import { FileBundleSource, type FileSourceOptions } from "./bundles/file-source";
 import { HttpBundleSource, type HttpSourceOptions } from "./bundles/http-source";
 import type { BundleSource } from "./bundles/source";
@@ -68,6 +69,12 @@ export interface PdpOptions {
    * the bundle (`check_failed`); the active one stays.
    */
   check?: (decide: (input: DecisionInput) => Decision) => string[];
+  /**
+   * The most memory a bundle's module may use, in 64 KiB pages (default and
+   * ceiling 16384 = 1 GiB). Each bundle gets what its module and data need up
+   * to this; a bundle needing more is refused with `memory_limit_exceeded`.
+   */
+  maxMemoryPages?: number;
 }
 
 export interface Pdp {
@@ -181,7 +188,7 @@ class DecisionPoint implements Pdp {
       return;
     }
     try {
-      const engine = await Engine.load(bytes, this.source.description);
+      const engine = await Engine.load(bytes, this.source.description, { maxMemoryPages: this.options.maxMemoryPages });
       this.smokeTest(engine);
       this.acceptanceCheck(engine);
       const previous = this.active?.revision;
@@ -226,7 +233,7 @@ class DecisionPoint implements Pdp {
   }
 
   private failed(error: PdpError, note?: string): void {
-    const code = error.code === "bundle_unavailable" || error.code === "entrypoint_missing" || error.code === "smoke_failed" || error.code === "check_failed" ? error.code : "bundle_invalid";
+    const code = error.code === "bundle_unavailable" || error.code === "memory_limit_exceeded" || error.code === "entrypoint_missing" || error.code === "smoke_failed" || error.code === "check_failed" ? error.code : "bundle_invalid";
     this.tracker.failed(code, error.message);
     this.logger({
       level: "error",
@@ -255,6 +262,8 @@ function checkOptions(options: PdpOptions): void {
   }
   if (b.minDelayMs !== undefined && b.maxDelayMs !== undefined && b.maxDelayMs < b.minDelayMs) invalid("bundle.maxDelayMs must not be below minDelayMs");
   if (typeof options.log?.record !== "function" || typeof options.log?.flush !== "function") invalid("log must implement DecisionLog (record, flush)");
+  const pages = options.maxMemoryPages;
+  if (pages !== undefined && !(Number.isInteger(pages) && pages >= 1 && pages <= MAX_MEMORY_PAGES)) invalid(`maxMemoryPages must be a whole number of 64 KiB pages from 1 to ${MAX_MEMORY_PAGES}`);
   if (options.entrypoint !== undefined && normaliseEntrypoint(options.entrypoint) === "") invalid("entrypoint must name a rule");
 }
 

@@ -1,12 +1,11 @@
 /** `rego eval`: evaluate a bundle's entrypoint through @open-policy-agent/opa-wasm and print the result set. */
 import * as fs from "node:fs";
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { readBundle } from "../../pdp/compiler/bundle";
-import { one, parseArgs, UsageError } from "../args";
+import { loadSizedPolicy, readBundle } from "../../pdp/compiler/bundle";
+import { maxMemoryPages, one, parseArgs, UsageError } from "../args";
 
 export async function evalCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "-b": "bundle", "--bundle": "bundle", "-i": "input", "--input": "input", "-d": "data", "--data": "data" },
+    values: { "-b": "bundle", "--bundle": "bundle", "-i": "input", "--input": "input", "-d": "data", "--data": "data", "--max-memory-pages": "maxMemoryPages" },
   });
   const bundlePath = one(args, "bundle");
   if (!bundlePath) throw new UsageError("-b <bundle.tar.gz> is required");
@@ -21,11 +20,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const input = inputPath ? toArrayBuffer(fs.readFileSync(inputPath)) : undefined;
   if (inputPath) readJson(inputPath); // validate first: bad input is a clear error, not an abort
 
-  const policy = await loadPolicy(bundle.wasm);
+  // Memory sized from what the module and its data need (bundle/memory.ts).
+  const policy = await loadSizedPolicy(bundle.wasm, data, { maxPages: maxMemoryPages(args) });
   if (!(entrypoint in policy.entrypoints)) {
     throw new Error(`entrypoint ${entrypoint} is not in the bundle (has: ${Object.keys(policy.entrypoints).join(", ")})`);
   }
-  policy.setData(data as object);
   console.log(JSON.stringify(policy.evaluate(input, entrypoint), null, 2));
   return 0;
 }

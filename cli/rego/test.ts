@@ -4,11 +4,11 @@
  * @open-policy-agent/opa-wasm; it passes when its value is `true`. One line
  * per failure with file:line, then `N passed, N failed` alone on the last line.
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import type { Module, Rule } from "../../pdp/compiler/ast";
 import { compile } from "../../pdp/compiler";
+import { loadSizedPolicy } from "../../pdp/compiler/bundle";
 import { parseModule } from "../../pdp/compiler/parse";
-import { parseArgs, UsageError } from "../args";
+import { maxMemoryPages, parseArgs, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
 
 interface TestRule {
@@ -19,7 +19,7 @@ interface TestRule {
 }
 
 export async function testCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { switches: { "-v": "verbose", "--verbose": "verbose" } });
+  const args = parseArgs(argv, { switches: { "-v": "verbose", "--verbose": "verbose" }, values: { "--max-memory-pages": "maxMemoryPages" } });
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
   const { sources, data } = collectPolicyInputs(args.positionals);
 
@@ -32,8 +32,7 @@ export async function testCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { wasm } = compile(sources, { entrypoints: tests.map((t) => t.entrypoint) });
-  const policy = await loadPolicy(wasm);
-  policy.setData(data);
+  const policy = await loadSizedPolicy(wasm, data, { maxPages: maxMemoryPages(args) });
 
   let passed = 0;
   let failed = 0;

@@ -14,8 +14,8 @@
  *   code, and with want_error in the message when given.
  * Like OPA's harness, the runner hosts `test.sleep` (harness-builtins.ts).
  */
-import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "..";
+import { loadSizedPolicy } from "../bundle/memory";
 import { EvaluationClock } from "../host-builtins";
 import { CompileError, CompileErrors } from "../errors";
 import { HARNESS_BUILTINS, harnessBuiltins } from "./harness-builtins";
@@ -47,8 +47,7 @@ export async function runCase(c: ConformanceCase, runtimeWasm?: Uint8Array): Pro
     // OPA's test harness registers `test.sleep`; so does this host.
     const { wasm } = compile(sources, { entrypoints, runtimeWasm, hostBuiltins: HARNESS_BUILTINS });
     const clock = new EvaluationClock();
-    const policy = await loadPolicy(wasm, undefined, { ...clock.builtins(), ...harnessBuiltins() });
-    policy.setData((c.data ?? {}) as object);
+    const policy = await loadSizedPolicy(wasm, c.data ?? {}, { builtins: { ...clock.builtins(), ...harnessBuiltins() } });
     clock.tick();
     actual = policy.evaluate(inputBuffer(c), QUERY_ENTRYPOINT) as Array<Record<string, unknown>>;
   } catch (err) {

@@ -14,8 +14,9 @@
  *
  * Example:
  *   const wasm = link(policy, fs.readFileSync("build/runtime.wasm"));
- *   const opa = await loadPolicy(wasm);
+ *   const opa = await loadSizedPolicy(wasm, data); // memory sized from the import (bundle/memory.ts)
  */
+import { describePages, MAX_MEMORY_PAGES, PAGE_BYTES } from "../bundle/memory";
 import { CompileError } from "../errors";
 import { BUILTINS } from "../builtins";
 import type { Func, Policy } from "../plan/ir";
@@ -52,9 +53,7 @@ export interface LinkOptions {
   keepRuntimeExports?: boolean;
 }
 
-/** Pages the npm SDK's memory has; static data must fit in it. */
-export const SDK_MEMORY_PAGES = 5;
-const PAGE = 65536;
+const PAGE = PAGE_BYTES;
 
 /** Exports defined by OPA's ABI (opa-wasm-abi.md, section 1). */
 const ABI_EXPORTS = new Set([
@@ -236,8 +235,9 @@ function addData(rt: RuntimeModule, layout: DataLayout): void {
   setSection(m, SectionId.global, encodeGlobals(rt.globals));
 
   const pages = Math.ceil(heapStart / PAGE);
-  if (pages > SDK_MEMORY_PAGES) {
-    throw new CompileError("rego_compile_error", `policy static data needs ${pages} memory pages; the SDK provides ${SDK_MEMORY_PAGES}`, LINK_LOC);
+  // Loaders size the memory from the import's minimum (bundle/memory.ts); only the ceiling binds here.
+  if (pages > MAX_MEMORY_PAGES) {
+    throw new CompileError("rego_compile_error", `policy static data needs ${describePages(pages)}; a policy's memory is limited to ${describePages(MAX_MEMORY_PAGES)}`, LINK_LOC);
   }
   const mem = rt.memoryImport();
   const limits = mem.limits!;

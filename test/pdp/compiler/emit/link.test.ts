@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { CompileError } from "../../../../pdp/compiler/errors";
 import { link } from "../../../../pdp/compiler/emit/link";
+import { importedMemoryPages, loadSizedPolicy, MAX_MEMORY_PAGES, MemoryLimitError, policyMemory } from "../../../../pdp/compiler/bundle/memory";
 import { readModule, writeModule, findSection, SectionId, setSection } from "../../../../pdp/compiler/emit/wasm/module";
 import { encodeExports, readExports, readImports } from "../../../../pdp/compiler/emit/wasm/sections";
 import type { Block, Func, Plan, Policy, Stmt } from "../../../../pdp/compiler/plan/ir";
@@ -383,9 +384,27 @@ describe("link errors", () => {
     expect(() => link(policy([p]), stripped)).toThrow(/builtin object.get .*missing export bi_object_get/);
   });
 
-  test("static data beyond the SDK's 5 pages is refused", () => {
+  test("static data beyond the SDK's 5 pages raises the memory import's minimum; sized loading instantiates it", async () => {
     const big = { ...policy([plan("test/big", 5, { type: "MakeString", index: 0, target: 2 })]), strings: ["x".repeat(6 * 65536)] };
-    expect(() => link(big, runtime)).toThrow(/memory pages/);
+    const wasm = link(big, runtime);
+    const pages = importedMemoryPages(wasm);
+    expect(pages).toBeGreaterThan(6);
+    // The SDK's default 5-page memory cannot satisfy the import...
+    await expect(loadPolicy(wasm)).rejects.toThrow(/memory/i);
+    // ...memory sized from the import can, bounded by the limit.
+    expect(policyMemory(wasm)).toEqual({ initial: pages, maximum: MAX_MEMORY_PAGES });
+    const opa = await loadSizedPolicy(wasm, {});
+    expect(opa.mem.buffer.byteLength).toBeGreaterThanOrEqual(pages * 65536);
+    expect(() => policyMemory(wasm, pages - 1)).toThrow(MemoryLimitError);
+    expect(() => policyMemory(wasm, pages - 1)).toThrow(`memory_limit_exceeded: policy.wasm's static data needs ${pages} pages`);
+  });
+
+  test("a module importing less than 5 pages (as opa build writes it) still gets the SDK's 5", () => {
+    const m = readModule(runtime);
+    const imports = readImports(findSection(m, SectionId.import)!.body);
+    const memory = imports.find((i) => i.name === "memory")!;
+    expect(memory.limits!.min).toBeLessThanOrEqual(5);
+    expect(policyMemory(runtime)).toEqual({ initial: 5, maximum: MAX_MEMORY_PAGES });
   });
 
   test("planner mistakes are reported, not emitted", () => {
