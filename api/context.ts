@@ -14,8 +14,15 @@ import type { VersionRecord } from "./versions";
 /** The result of the act step, before projection. */
 export interface ActResult {
   status: number;
-  /** One public view, a list of them, or a body that is not cut by fields (openapi, metrics). */
-  body: { one: Record<string, unknown> } | { many: Array<Record<string, unknown>>; wrap: string; extra?: Record<string, unknown> } | { raw: unknown };
+  /**
+   * One public view, a list of them, a body that is not cut by fields (openapi, metrics), or a view
+   * whose `rows` member is answered as CSV (text/csv) after the cut.
+   */
+  body:
+    | { one: Record<string, unknown> }
+    | { many: Array<Record<string, unknown>>; wrap: string; extra?: Record<string, unknown> }
+    | { raw: unknown }
+    | { csv: { view: Record<string, unknown>; rows: string; columns: readonly string[]; filename: string } };
 }
 
 export interface RequestState {

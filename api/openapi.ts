@@ -78,6 +78,7 @@ function problemsOf(route: RouteRecord): Map<number, ProblemCode[]> {
   const codes = [...EVERY_ROUTE];
   if (!readFieldsByRole(route.id).has("anyone")) codes.push(...POLICY_REFUSALS);
   if (CONFLICTING_ACTIONS.has(route.action)) codes.push("conflict");
+  if (route.produces) codes.push("not_acceptable");
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of codes) {
     const status = PROBLEMS[code].status;
@@ -112,7 +113,9 @@ function problemResponse(codes: ProblemCode[], status: number): Record<string, u
 /** Every answer of a route: its success, and each error status with its problem codes. */
 function responsesOf(route: RouteRecord, mediaTypes: string[]): Record<string, unknown> {
   const json = (schema: JsonSchema) => Object.fromEntries(mediaTypes.map((m) => [m, { schema }]));
-  const success: Record<string, unknown> = { description: route.summary, content: json(successSchema(route)) };
+  const content: Record<string, unknown> = json(successSchema(route));
+  for (const m of route.produces ?? []) content[m] = { schema: { type: "string", description: `asked for by the body's format; ${m}` } };
+  const success: Record<string, unknown> = { description: route.summary, content };
   if (route.id === "admin.export") success.headers = { Location: { description: "where the job is polled (GET /api/admin/export/{job_id})", schema: { type: "string" } } };
   const responses: Record<string, unknown> = { [String(route.successStatus)]: success };
   for (const [status, codes] of problemsOf(route)) {

@@ -138,7 +138,7 @@ export const ROUTES: RouteRecord[] = [
     id: "internal.reports.export", method, paths: ["/api/internal/reports/export"], versions: "*",
     resource: "report", action: "export", owner: "data", summary: "Tenant report export (internal tooling, admins)",
     params: [], body: method === "POST" ? { type: "object", properties: { format: { type: "string", enum: ["json", "csv"] } } } : undefined,
-    rateLimit: "sensitive", audience: "internal", documented: false, successStatus: 200,
+    rateLimit: "sensitive", audience: "internal", documented: false, successStatus: 200, produces: method === "POST" ? ["text/csv"] : undefined,
   })),
 ];
 

@@ -66,4 +66,6 @@ export interface RouteRecord {
   documented: boolean;
   /** Status of a successful answer. */
   successStatus: number;
+  /** Media types the route answers instead of JSON when the request's body asks for them (`format: "csv"` -> text/csv). */
+  produces?: string[];
 }

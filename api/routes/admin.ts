@@ -10,7 +10,9 @@
  *   (api/exports/result.ts). Another tenant's job is 404 `not_found`,
  *   exactly like an unknown id.
  * - GET|POST /api/internal/reports/export: invoice count and amount per
- *   status over all the tenant's invoices (internal tooling).
+ *   status over all the tenant's invoices (internal tooling). POST
+ *   {format: "csv"} answers text/csv (RFC 4180, formula guard, as a
+ *   download), or 406 when the Accept header refuses text/csv; otherwise JSON.
  *
  * What a job may read is settled when it is accepted. The admin.export
  * decision's fields describe the job itself; the rows come from a second
@@ -68,10 +70,20 @@ const getExport: RouteHandler = {
   },
 };
 
+/** The report's CSV columns: one line per invoice status. */
+const REPORT_COLUMNS = ["status", "count", "amount_cents"] as const;
+
 const reportExport: RouteHandler = {
   act(ctx) {
+    const format = requestedFormat(ctx);
+    // Asked for CSV by a client that will not take it: refused before any row is read.
+    if (format === "csv" && !ctx.req.accepts("text/csv")) throw new Problem("not_acceptable", { detail: "format csv is answered as text/csv, which the Accept header refuses" });
     const rows = ctx.deps.db.invoices.totalsByStatusScoped(ctx.scope);
-    return { status: 200, body: { one: { name: "invoices-by-status", format: requestedFormat(ctx), generatedAt: new Date().toISOString(), rows } } };
+    const generatedAt = new Date().toISOString();
+    const view = { name: "invoices-by-status", format, generatedAt, rows };
+    if (format === "json") return { status: 200, body: { one: view } };
+    const filename = `invoices-by-status-${generatedAt.slice(0, 10)}.csv`;
+    return { status: 200, body: { csv: { view, rows: "rows", columns: REPORT_COLUMNS, filename } } };
   },
 };
 
