@@ -11,6 +11,10 @@
  * or interrupted. SIGINT/SIGTERM: stop accepting, finish requests in flight
  * (10 s at most), then close the service in its one shutdown order. PORT and PORTCULLIS_* environment variables configure the rest
  * (api/identity/config.ts).
+ *
+ * Once listening it prints, once, on stderr, where it listens and what to
+ * try next (readyMessage); stdout stays one JSON log line per event, for
+ * machines.
  */
 import * as http from "node:http";
 import { jsonLogger } from "../api/deps";
@@ -57,6 +61,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // Only once the start-up check passed and the service is up.
   service.resume();
   const address = server.address();
+  if (typeof address === "object" && address) process.stderr.write(readyMessage(address.address, address.port, identity.jwksUrl ? "jwks" : "dev-key"));
   jsonLogger({ level: "info", event: "http.listening", address: typeof address === "object" && address ? `${address.address}:${address.port}` : String(address), issuer: identity.issuer, audience: identity.audience, keys: identity.jwksUrl ? "jwks" : "dev-key", bundle_revision: service.pdp.status().active?.revision ?? null });
 
   return new Promise<number>((resolve) => {
@@ -86,4 +91,28 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigterm);
   });
+}
+
+/**
+ * The human line a newcomer needs after `make run`: the URL, then the next
+ * commands to try (a dev token and a curl). With a real IdP (JWKS) there is
+ * no dev token to mint, so it says where tokens come from instead.
+ *
+ *   readyMessage("127.0.0.1", 8080, "dev-key")
+ */
+export function readyMessage(host: string, port: number, keys: "dev-key" | "jwks"): string {
+  // A wildcard bind is reached through loopback from this machine.
+  const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const base = `http://${reachable}:${port}`;
+  const token = keys === "dev-key" ? "TOKEN=$(npx portcullis token u_alice)" : "TOKEN=<a bearer token from your identity provider (PORTCULLIS_JWKS_URL)>";
+  return [
+    "",
+    `Portcullis is listening on ${base}  (JSON logs follow on stdout; Ctrl-C stops)`,
+    "Next, in another terminal:",
+    `  ${token}`,
+    `  curl -H "Authorization: Bearer $TOKEN" ${base}/users/me`,
+    `  curl ${base}/openapi.json`,
+    "",
+    "",
+  ].join("\n");
 }

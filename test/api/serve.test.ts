@@ -3,7 +3,8 @@
  * bundle into the PDP with the SQLite decision log, refuses nothing it
  * should serve, answers a token minted by `portcullis token`, resumes an
  * export job a crashed run left `running`, and on SIGTERM drains, flushes
- * the decision log and resolves with exit code 0.
+ * the decision log and resolves with exit code 0. It says once, on stderr,
+ * where it listens and what to try next; stdout holds JSON lines only.
  * (The signal is emitted on `process`, which runs the same handler.)
  */
 import * as fs from "node:fs";
@@ -36,6 +37,11 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     return true;
   });
   const log = jest.spyOn(console, "log").mockImplementation((line: string) => void lines.push(`TOKEN ${line}`));
+  const human: string[] = [];
+  const stderr = jest.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    human.push(String(chunk));
+    return true;
+  });
   process.chdir(dir); // var/ (database, dev key, decision log) lands in the temp dir
   let done: Promise<number> | undefined;
   try {
@@ -56,6 +62,12 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     }
     expect(listening).toBeDefined();
     const port = Number(listening!.address.split(":").pop());
+    // Once, for people: the URL with the real port and the next commands (stderr, so stdout stays JSON).
+    const ready = human.filter((h) => h.includes("Portcullis is listening"));
+    expect(ready).toHaveLength(1);
+    expect(ready[0]).toContain(`Portcullis is listening on http://127.0.0.1:${port}`);
+    expect(ready[0]).toContain("TOKEN=$(npx portcullis token u_alice)");
+    expect(ready[0]).toContain(`curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${port}/users/me`);
     expect(fs.existsSync("var/portcullis.db")).toBe(true);
 
     expect(await tokenCommand(["u_alice"])).toBe(0);
@@ -78,6 +90,9 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     process.emit("SIGTERM", "SIGTERM");
     await expect(done).resolves.toBe(0);
     done = undefined;
+    // Every stdout line the service wrote is one JSON object (the token command's lines aside).
+    for (const chunk of lines.filter((l) => !l.startsWith("TOKEN "))) for (const line of chunk.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+    expect(human.filter((h) => h.includes("Portcullis is listening"))).toHaveLength(1);
     const db = openForRead("var/decisions.db");
     try {
       expect(queryDecisions(db, { id: decisionId, limit: 1 }).length).toBe(1);
@@ -92,6 +107,7 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     process.chdir(cwd);
     write.mockRestore();
     log.mockRestore();
+    stderr.mockRestore();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
