@@ -10,12 +10,12 @@
  * mounted outside this loop, and createApp refuses to return an app whose
  * router serves a path without a record or whose records have no policy.
  *
- *   const app = createApp(deps);          // throws StartupCheckError
+ *   const app = createApp(deps);          // throws ConfigError (bad deps), StartupCheckError
  *   http.createServer(app).listen(8080);
  */
 import express, { type Express } from "express";
 import { compose } from "./compose";
-import type { ApiDeps } from "./deps";
+import { checkDeps, type ApiDeps } from "./deps";
 import { Metrics } from "./metrics";
 import { acceptedMethods, onlyMethod } from "./middleware/accepted-methods";
 import { act } from "./middleware/act";
@@ -53,6 +53,7 @@ export interface AppOptions {
 }
 
 export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
+  checkDeps(deps);
   const routes = options.routes ?? ROUTES;
   const metrics = new Metrics();
   const handlers: Record<string, RouteHandler> = {

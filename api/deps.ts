@@ -2,11 +2,13 @@
  * What the API is built from: every dependency is passed in (no globals), so
  * tests build the real thing with a temp database and a test key set.
  */
+import { checkInteger, checkValue } from "../config/check";
+import { ConfigError } from "../config/errors";
 import type { PortcullisDb } from "../db";
 import type { Pdp } from "../pdp";
 import type { ExportRunner } from "./exports/runner";
 import type { TokenVerifier } from "./identity/verifier";
-import type { RateLimitConfig } from "./middleware/rate-limit";
+import { checkRateLimits, type RateLimitConfig } from "./middleware/rate-limit";
 import type { VersionCatalog } from "./versions";
 
 /** One structured log line (JSON); never given secrets. */
@@ -29,6 +31,26 @@ export interface ApiDeps {
   now?: () => number;
   /** Distinct unknown ids within the window before an actor is reported for enumeration (default 5 in 60 s). */
   enumeration?: { threshold: number; windowMs: number };
+}
+
+/** What createApp refuses before building anything: a missing dependency, a NaN budget, a zero body limit. */
+export function checkDeps(deps: ApiDeps): void {
+  const needs = (value: unknown, setting: string, what: string) => {
+    if (!value) throw new ConfigError("CONFIG_MISSING", `deps.${setting}`, `must be ${what}`);
+  };
+  needs(typeof deps?.pdp?.decide === "function" && typeof deps.pdp.status === "function", "pdp", "a PDP (decide, status)");
+  needs(typeof deps.db === "object" && deps.db !== null, "db", "the data store");
+  needs(typeof deps.verifyToken === "function", "verifyToken", "a token verifier");
+  needs(typeof deps.versions === "object" && deps.versions !== null, "versions", "the version catalogue");
+  needs(typeof deps.logger === "function", "logger", "a logger");
+  needs(typeof deps.exportRunner?.enqueue === "function", "exportRunner", "an export runner (enqueue)");
+  checkRateLimits(deps.rateLimits, "deps.rateLimits");
+  if (deps.bodyLimitBytes !== undefined) checkInteger(deps.bodyLimitBytes, "deps.bodyLimitBytes", { min: 1 });
+  if (deps.enumeration !== undefined) {
+    checkInteger(deps.enumeration?.threshold, "deps.enumeration.threshold", { min: 1 });
+    checkInteger(deps.enumeration?.windowMs, "deps.enumeration.windowMs", { min: 1 });
+  }
+  if (deps.trustedProxies !== undefined) checkValue({ type: "addresses" }, deps.trustedProxies, "deps.trustedProxies");
 }
 
 export const jsonLogger: ApiLogger = (entry) => {

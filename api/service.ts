@@ -4,7 +4,7 @@
  * serve`, the inventory's in-process target, the API test harness and the
  * API benchmark all build the service here; only the HTTP listener is theirs.
  *
- *   const service = await createService(config);  // throws StartupCheckError, ...
+ *   const service = await createService(config);  // a Config from loadConfig, or any part of one (config/)
  *   const server = http.createServer(service.app).listen(8080);
  *   service.resume();                              // once up: export jobs a previous run left
  *   ...                                            // stop the listener, then
@@ -18,48 +18,23 @@
  *
  * Scale-out: the stores are chosen here, from the configuration (today SQLite
  * files and in-process counters); a PostgreSQL data store or a Redis
- * rate-limit store is one more branch at that same place.
+ * rate-limit store is one more setting (config/settings.ts) and one more
+ * branch at that same place.
  */
 import type { Express } from "express";
+import { resolveConfig, type Config, type ConfigInput } from "../config";
 import { openDatabase, type PortcullisDb } from "../db";
 import { createPdp, type Pdp } from "../pdp";
-import type { FileSourceOptions } from "../pdp/bundles/file-source";
-import type { HttpSourceOptions } from "../pdp/bundles/http-source";
-import { createDecisionLog, type DecisionLogOptions, type ManagedDecisionLog } from "../pdp/log";
+import { createDecisionLog, type ManagedDecisionLog } from "../pdp/log";
+import type { ErrorReporter } from "../pdp/log/sink";
 import type { Logger } from "../pdp/logger";
 import { createApp, type AppOptions } from "./app";
-import { acceptBundles } from "./registry/check";
-import { ROUTES } from "./registry/routes";
 import { jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
 import { createExportRunner, type ExportRunner } from "./exports/runner";
-import type { IdentityConfig } from "./identity/config";
 import { createVerifier } from "./identity/verifier";
-import type { RateLimitConfig } from "./middleware/rate-limit";
+import { acceptBundles } from "./registry/check";
+import { ROUTES } from "./registry/routes";
 import { loadVersions, type VersionCatalog } from "./versions";
-
-/** What an operator chooses: where the data, policy and decisions live, and the budgets. */
-export interface ServiceConfig {
-  /** The data store: a SQLite file, created and seeded on first open. */
-  database: { file: string };
-  /** The policy bundle: a file (hot reload) or a bundle server. */
-  bundle: FileSourceOptions | HttpSourceOptions;
-  decisionLog: DecisionLogOptions;
-  identity: IdentityConfig;
-  rateLimits: RateLimitConfig;
-  /** Largest accepted JSON body in bytes (default: the app's, 16 KiB). */
-  bodyLimitBytes?: number;
-  /** Distinct unknown ids within the window before an actor is reported for enumeration (default: the monitor's). */
-  enumeration?: { threshold: number; windowMs: number };
-  /** The most rows one export job may hold (default: the runner's). */
-  exportMaxRows?: number;
-  /**
-   * The proxies (IP addresses or CIDR ranges) in front of the service, e.g.
-   * the Kong gateway: only when the socket peer is one of them is the client
-   * address read from X-Forwarded-For (api/middleware/client-address.ts).
-   * Default: none (the socket peer is the client).
-   */
-  trustedProxies?: string[];
-}
 
 /** What is code rather than configuration: where operational logs go, and test seams. */
 export interface ServiceHooks {
@@ -67,6 +42,8 @@ export interface ServiceHooks {
   logger?: ApiLogger;
   /** The PDP's operational log (default: the PDP's console logger). */
   pdpLogger?: Logger;
+  /** The decision log's failure reports (default: JSON lines on stderr). */
+  decisionLogErrors?: ErrorReporter;
   /** The version catalogue served (default: api/versions/versions.json). */
   versions?: VersionCatalog;
   app?: AppOptions;
@@ -77,6 +54,8 @@ export interface ServiceHooks {
 }
 
 export interface Service {
+  /** The configuration the service runs with, checked and completed with the defaults. */
+  config: Config;
   app: Express;
   pdp: Pdp;
   db: PortcullisDb;
@@ -90,7 +69,9 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function createService(config: ServiceConfig, hooks: ServiceHooks = {}): Promise<Service> {
+/** Throws ConfigError before opening anything when the configuration is invalid; StartupCheckError, ... */
+export async function createService(input: ConfigInput, hooks: ServiceHooks = {}): Promise<Service> {
+  const config = resolveConfig(input);
   const logger = hooks.logger ?? jsonLogger;
   const db = openDatabase(config.database.file, { seed: true });
   let log: ManagedDecisionLog | undefined;
@@ -105,10 +86,13 @@ export async function createService(config: ServiceConfig, hooks: ServiceHooks =
       () => db.close(),
     ]));
   try {
-    log = hooks.decisionLog ?? createDecisionLog(config.decisionLog);
+    const { file, batchSize, flushIntervalMs, bufferLimit, console } = config.decisionLog;
+    log = hooks.decisionLog ?? createDecisionLog({ db: { file, batchSize, flushIntervalMs, bufferLimit }, console, onError: hooks.decisionLogErrors });
+    const { watch, pollIntervalMs } = config.bundle;
+    const bundle = config.bundle.url !== undefined ? { url: config.bundle.url } : { file: config.bundle.file, watch, pollIntervalMs };
     // Every bundle, the first and each hot reload, must pass the start-up check's policy probe before it decides.
-    pdp = await createPdp({ bundle: config.bundle, log, logger: hooks.pdpLogger, check: acceptBundles(hooks.app?.routes ?? ROUTES) });
-    exportRunner = createExportRunner({ db, logger, maxRows: config.exportMaxRows });
+    pdp = await createPdp({ bundle, log, logger: hooks.pdpLogger, check: acceptBundles(hooks.app?.routes ?? ROUTES) });
+    exportRunner = createExportRunner({ db, logger, maxRows: config.exports.maxRows });
     const deps: ApiDeps = {
       pdp,
       db,
@@ -117,14 +101,14 @@ export async function createService(config: ServiceConfig, hooks: ServiceHooks =
       rateLimits: config.rateLimits,
       logger,
       exportRunner,
-      bodyLimitBytes: config.bodyLimitBytes,
+      bodyLimitBytes: config.http.bodyLimitBytes,
       enumeration: config.enumeration,
       now: hooks.now,
-      trustedProxies: config.trustedProxies,
+      trustedProxies: config.http.trustedProxies,
     };
     const app = createApp(deps, hooks.app);
     const runner = exportRunner;
-    return { app, pdp, db, log, exportRunner, deps, resume: () => runner.resume(), close };
+    return { config, app, pdp, db, log, exportRunner, deps, resume: () => runner.resume(), close };
   } catch (err) {
     await close();
     throw err;

@@ -52,7 +52,7 @@ async function serveFull(dir: string, withLog = true): Promise<Ready> {
     {
       database: { file: path.join(dir, withLog ? "full.db" : "nolog.db") },
       bundle: { file: path.join(ROOT, "var/bundle.tar.gz"), watch: false },
-      decisionLog: { db: path.join(dir, "decisions.db") },
+      decisionLog: { file: path.join(dir, "decisions.db") },
       identity,
       rateLimits: { default: unlimited, sensitive: unlimited, diagnostic: unlimited, authentication: unlimited },
     },

@@ -55,3 +55,14 @@ export function maxMemoryPages(args: ParsedArgs): number | undefined {
   if (!Number.isInteger(pages) || pages < 1 || pages > MAX_MEMORY_PAGES) throw new UsageError(`--max-memory-pages must be a whole number from 1 to ${MAX_MEMORY_PAGES}, got ${text}`);
   return pages;
 }
+
+/**
+ * Flags that set configuration settings (`--db` -> `database.file`), in the
+ * shape loadConfig reads; each named `--<name>`, given at most once.
+ */
+export function flagsOf(args: ParsedArgs, settings: Record<string, string>): Array<{ path: string; flag: string; value: string }> {
+  return Object.entries(settings).flatMap(([name, path]) => {
+    const value = one(args, name);
+    return value === undefined ? [] : [{ path, flag: `--${name}`, value }];
+  });
+}

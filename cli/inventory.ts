@@ -20,6 +20,7 @@
  */
 import * as fs from "node:fs";
 import { ROUTES } from "../api/registry/routes";
+import { DEFAULT_BUNDLE_FILE } from "../config";
 import { DEFAULT_DB_FILE, openDatabase, type ActorClass } from "../db";
 import { runInventory } from "../inventory";
 import { inventoryHtml } from "../inventory/report/html";
@@ -28,7 +29,6 @@ import { inventoryTable } from "../inventory/report/table";
 import { importJsonLog, readTrafficDb, type TrafficSource } from "../inventory/sources/traffic";
 import { remoteTarget, startInProcess, type Target } from "../inventory/target";
 import { one, parseArgs, UsageError, type ParsedArgs } from "./args";
-import { DEFAULT_BUNDLE_FILE } from "./serve";
 
 export const INVENTORY_USAGE = "inventory [--base-url URL] [--json | --html FILE] [--check] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE] [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]";
 

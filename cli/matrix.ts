@@ -18,15 +18,14 @@
  * HTML page (default var/reports/matrix.html), and exits 0 only when no
  * cell failed and none is missing.
  */
-import { identityConfigFromEnv } from "../api/identity/config";
-import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { mintDevToken } from "../api/identity/mint";
+import { loadConfig } from "../config";
 import { DEFAULT_HTML_REPORT, writeHtmlReport } from "../matrix/html";
 import { DEFAULT_MATRIX_FILE, loadMatrix } from "../matrix/model";
 import { operationsFromInstance } from "../matrix/registry";
 import { terminalReport } from "../matrix/report";
 import { runMatrix } from "../matrix/run";
-import { one, parseArgs, UsageError } from "./args";
+import { flagsOf, one, parseArgs, UsageError } from "./args";
 
 export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE]";
 
@@ -39,8 +38,7 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   const baseUrl = one(args, "base");
   if (!baseUrl) throw new UsageError("matrix needs --base-url (e.g. http://127.0.0.1:8080)");
   if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got ${baseUrl}`);
-  const keyFile = one(args, "key") ?? DEFAULT_DEV_KEY_FILE;
-  const identity = identityConfigFromEnv(process.env, keyFile);
+  const { identity } = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile" }) });
   if (identity.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: persona tokens come from that identity provider, not from the dev key");
 
   const matrix = loadMatrix(one(args, "matrix") ?? DEFAULT_MATRIX_FILE);
@@ -50,7 +48,7 @@ export async function matrixCommand(argv: string[]): Promise<number> {
     matrix,
     ops,
     routes: args.values.get("route"),
-    tokenFor: (subject) => mintDevToken({ subject, keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 }),
+    tokenFor: (subject) => mintDevToken({ subject, keyFile: identity.devKeyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 }),
   });
   const html = writeHtmlReport(report, one(args, "html") ?? DEFAULT_HTML_REPORT);
   if (args.switches.has("json")) console.log(JSON.stringify(report, null, 2));

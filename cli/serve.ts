@@ -1,16 +1,18 @@
 /**
  * `portcullis serve`: the HTTP service.
  *
- *   portcullis serve [--port 8080] [--host 127.0.0.1] [--db var/portcullis.db]
+ *   portcullis serve [--config FILE] [--port 8080] [--host 127.0.0.1] [--db var/portcullis.db]
  *                    [--bundle var/bundle.tar.gz] [--decisions var/decisions.db]
  *
- * Builds the service (api/service.ts: opens and on first run seeds the
- * SQLite database, loads the policy bundle into the PDP with hot reload and
- * the SQLite decision log, refuses to start when registry, router and policy
- * disagree), listens, and resumes the export jobs a previous run left queued
- * or interrupted. SIGINT/SIGTERM: stop accepting, finish requests in flight
- * (10 s at most), then close the service in its one shutdown order. PORT and PORTCULLIS_* environment variables configure the rest
- * (api/identity/config.ts).
+ * Reads the configuration once (config/: defaults, the JSON file --config or
+ * PORTCULLIS_CONFIG names, PORT and PORTCULLIS_* variables, these flags) and
+ * refuses to start on any invalid setting (ConfigError). Builds the service
+ * (api/service.ts: opens and on first run seeds the SQLite database, loads
+ * the policy bundle into the PDP with hot reload and the SQLite decision
+ * log, refuses to start when registry, router and policy disagree), listens,
+ * and resumes the export jobs a previous run left queued or interrupted.
+ * SIGINT/SIGTERM: stop accepting, finish requests in flight (http.shutdownGraceMs,
+ * 10 s by default), then close the service in its one shutdown order.
  *
  * Once listening it prints, once, on stderr, where it listens and what to
  * try next (readyMessage); stdout stays one JSON log line per event, for
@@ -18,41 +20,31 @@
  */
 import * as http from "node:http";
 import { jsonLogger } from "../api/deps";
-import { identityConfigFromEnv } from "../api/identity/config";
-import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
-import { trustedProxiesFromEnv } from "../api/middleware/client-address";
-import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
 import { createService } from "../api/service";
-import { DEFAULT_DB_FILE } from "../db";
-import { DEFAULT_DECISIONS_DB } from "../pdp/log";
-import { one, parseArgs, UsageError } from "./args";
+import { loadConfig, unknownVariables } from "../config";
+import { flagsOf, one, parseArgs, UsageError } from "./args";
 
-export const SERVE_USAGE = "serve [--port 8080] [--host 127.0.0.1] [--db FILE] [--bundle FILE] [--decisions FILE]";
-export const DEFAULT_BUNDLE_FILE = "var/bundle.tar.gz";
+export const SERVE_USAGE = "serve [--config FILE] [--port 8080] [--host 127.0.0.1] [--db FILE] [--bundle FILE] [--decisions FILE]";
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { values: { "--port": "port", "--host": "host", "--db": "db", "--bundle": "bundle", "--decisions": "decisions" } });
+  const args = parseArgs(argv, { values: { "--config": "config", "--port": "port", "--host": "host", "--db": "db", "--bundle": "bundle", "--decisions": "decisions" } });
   if (args.positionals.length > 0) throw new UsageError(`serve takes no positional arguments (got ${args.positionals.join(" ")})`);
-  const portText = one(args, "port") ?? process.env.PORT ?? "8080";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${portText}`);
-  const host = one(args, "host") ?? "127.0.0.1";
-
-  const identity = identityConfigFromEnv(process.env, DEFAULT_DEV_KEY_FILE);
-  const service = await createService({
-    database: { file: one(args, "db") ?? DEFAULT_DB_FILE },
-    bundle: { file: one(args, "bundle") ?? DEFAULT_BUNDLE_FILE },
-    decisionLog: { db: one(args, "decisions") ?? DEFAULT_DECISIONS_DB },
-    identity,
-    rateLimits: DEFAULT_RATE_LIMITS,
-    trustedProxies: trustedProxiesFromEnv(process.env),
+  const config = loadConfig({
+    env: process.env,
+    file: one(args, "config"),
+    flags: flagsOf(args, { port: "http.port", host: "http.host", db: "database.file", bundle: "bundle.file", decisions: "decisionLog.file" }),
   });
-  const server = http.createServer(service.app);
-  server.keepAliveTimeout = 5000;
+  const ignored = unknownVariables(process.env);
+  if (ignored.length > 0) jsonLogger({ level: "warn", event: "config.unknown_variables", variables: ignored });
+
+  const service = await createService(config);
+  const { http: settings, identity } = config;
+  const server = http.createServer({ maxHeaderSize: settings.maxHeaderBytes, headersTimeout: settings.headersTimeoutMs, requestTimeout: settings.requestTimeoutMs }, service.app);
+  server.keepAliveTimeout = settings.keepAliveTimeoutMs;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(port, host, resolve);
+      server.listen(settings.port, settings.host, resolve);
     });
   } catch (err) {
     await service.close();
@@ -74,7 +66,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       process.removeListener("SIGINT", onSigint);
       process.removeListener("SIGTERM", onSigterm);
       jsonLogger({ level: "info", event: "http.shutdown", signal });
-      const force = setTimeout(() => server.closeAllConnections(), 10_000);
+      const force = setTimeout(() => server.closeAllConnections(), settings.shutdownGraceMs);
       force.unref();
       server.close(() => {
         clearTimeout(force);

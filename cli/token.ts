@@ -9,11 +9,10 @@
  * Refuses when PORTCULLIS_JWKS_URL is set (tokens then come from the IdP),
  * and for ids that are no user (a token for nobody would only fail later).
  */
-import { DEFAULT_DB_FILE, openDatabase } from "../db";
-import { identityConfigFromEnv } from "../api/identity/config";
-import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { mintDevToken } from "../api/identity/mint";
-import { one, parseArgs, UsageError } from "./args";
+import { loadConfig } from "../config";
+import { openDatabase } from "../db";
+import { flagsOf, one, parseArgs, UsageError } from "./args";
 
 export const TOKEN_USAGE = "token <user-id> [--ttl SECONDS] [--db FILE] [--key FILE]";
 
@@ -24,11 +23,12 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   const ttlText = one(args, "ttl") ?? "3600";
   const ttlSec = Number(ttlText);
   if (!Number.isInteger(ttlSec) || ttlSec < 1 || ttlSec > 86_400) throw new UsageError(`--ttl must be 1 to 86400 seconds, got ${ttlText}`);
-  const keyFile = one(args, "key") ?? DEFAULT_DEV_KEY_FILE;
-  const config = identityConfigFromEnv(process.env, keyFile);
-  if (config.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: tokens come from that identity provider, not from the dev key");
+  // The service's own configuration (environment, PORTCULLIS_CONFIG): the token must match what it accepts.
+  const config = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile", db: "database.file" }) });
+  const { identity } = config;
+  if (identity.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: tokens come from that identity provider, not from the dev key");
 
-  const db = openDatabase(one(args, "db") ?? DEFAULT_DB_FILE, { seed: true });
+  const db = openDatabase(config.database.file, { seed: true });
   try {
     const identity = db.users.findIdentity(subject);
     if (!identity) throw new Error(`no user ${JSON.stringify(subject)} in ${db.file}`);
@@ -36,6 +36,6 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   } finally {
     db.close();
   }
-  console.log(await mintDevToken({ subject, keyFile, issuer: config.issuer, audience: config.audience, ttlSec }));
+  console.log(await mintDevToken({ subject, keyFile: identity.devKeyFile, issuer: identity.issuer, audience: identity.audience, ttlSec }));
   return 0;
 }

@@ -17,12 +17,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Express } from "express";
 import type { AppOptions } from "../api/app";
-import { DEV_AUDIENCE, DEV_ISSUER, identityConfigFromEnv } from "../api/identity/config";
-import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { mintDevToken } from "../api/identity/mint";
 import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
 import { createService, type Service } from "../api/service";
 import type { VersionCatalog } from "../api/versions";
+import { DEV_AUDIENCE, DEV_ISSUER, loadConfig } from "../config";
 
 export type Persona = "anonymous" | "member" | "admin" | "support";
 export const PERSONAS: readonly Persona[] = ["anonymous", "member", "admin", "support"];
@@ -73,11 +72,11 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
       {
         database: { file: dbFile },
         bundle: { file: options.bundleFile, watch: false, pollIntervalMs: 60_000 },
-        decisionLog: { db: path.join(dir, "decisions.db"), onError: () => undefined },
+        decisionLog: { file: path.join(dir, "decisions.db") },
         identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
         rateLimits: DEFAULT_RATE_LIMITS,
       },
-      { logger: () => undefined, pdpLogger: () => undefined, versions: options.versions, app: options.app },
+      { logger: () => undefined, pdpLogger: () => undefined, decisionLogErrors: () => undefined, versions: options.versions, app: options.app },
     );
     const app = service.app;
     const handler = options.wrap ? options.wrap(app) : app;
@@ -97,10 +96,10 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
   }
 }
 
-/** A running service; tokens from the dev key `portcullis serve` uses (var/dev-jwt-key.json) and the configured issuer/audience. */
-export async function remoteTarget(baseUrl: string, keyFile = DEFAULT_DEV_KEY_FILE): Promise<Target> {
-  const config = identityConfigFromEnv(process.env, keyFile);
+/** A running service; tokens from the dev key `portcullis serve` uses (default var/dev-jwt-key.json) and the configured issuer/audience. */
+export async function remoteTarget(baseUrl: string, keyFile?: string): Promise<Target> {
+  const config = loadConfig({ env: process.env, flags: keyFile === undefined ? [] : [{ path: "identity.devKeyFile", flag: "--key", value: keyFile }] }).identity;
   if (config.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: the inventory cannot mint persona tokens for an external identity provider");
-  if (!fs.existsSync(keyFile)) throw new Error(`no dev key at ${keyFile}: the service at ${baseUrl} must run with the dev key (make run)`);
-  return { baseUrl: baseUrl.replace(/\/+$/, ""), label: baseUrl, tokens: await tokensFor(keyFile, config.issuer, config.audience), close: async () => undefined };
+  if (!fs.existsSync(config.devKeyFile)) throw new Error(`no dev key at ${config.devKeyFile}: the service at ${baseUrl} must run with the dev key (make run)`);
+  return { baseUrl: baseUrl.replace(/\/+$/, ""), label: baseUrl, tokens: await tokensFor(config.devKeyFile, config.issuer, config.audience), close: async () => undefined };
 }

@@ -32,7 +32,7 @@
  */
 import { createHash } from "node:crypto";
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
-import type { IdentityConfig } from "./config";
+import type { IdentityConfig } from "../../config";
 import { loadOrCreateDevKeys } from "./keys";
 
 export class TokenError extends Error {
@@ -71,7 +71,10 @@ export function tokenFailureClass(err: unknown): string {
 
 const MAX_CACHED = 10_000;
 
-export async function createVerifier(config: IdentityConfig & { cacheTtlSec?: number }, now: () => number = Date.now): Promise<TokenVerifier> {
+/** The identity settings; cacheTtlSec optional here (default 60 s) for callers outside the service. */
+export type VerifierConfig = Omit<IdentityConfig, "cacheTtlSec"> & { cacheTtlSec?: number };
+
+export async function createVerifier(config: VerifierConfig, now: () => number = Date.now): Promise<TokenVerifier> {
   const keys: JWTVerifyGetKey = config.jwksUrl
     ? createRemoteJWKSet(new URL(config.jwksUrl))
     : createLocalJWKSet((await loadOrCreateDevKeys(config.devKeyFile)).publicJwks);
@@ -126,7 +129,7 @@ export async function createVerifier(config: IdentityConfig & { cacheTtlSec?: nu
  * done first so a token that would fail them anyway costs no signature
  * work. Throws TokenError with jose's codes; jwtVerify repeats them all.
  */
-function precheck(token: string, config: IdentityConfig, nowMs: number): void {
+function precheck(token: string, config: VerifierConfig, nowMs: number): void {
   let header: ReturnType<typeof decodeProtectedHeader>;
   let payload: ReturnType<typeof decodeJwt>;
   try {

@@ -53,11 +53,6 @@ export function clientAddressResolver(trustedProxies: readonly string[] = []): C
   };
 }
 
-/** Parses `PORTCULLIS_TRUSTED_PROXIES` (comma-separated addresses and CIDR ranges; empty or unset: none). */
-export function trustedProxiesFromEnv(env: NodeJS.ProcessEnv): string[] {
-  return (env.PORTCULLIS_TRUSTED_PROXIES ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
 /** `::ffff:10.0.0.1` -> `10.0.0.1`; anything else unchanged. */
 function normalise(address: string): string {
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

@@ -14,6 +14,8 @@
  * instances need a shared store (Redis) behind the same `RateLimitStore`.
  */
 import type { NextFunction, Request, Response } from "express";
+import { checkInteger } from "../../config/check";
+import { ConfigError } from "../../config/errors";
 import { stateOf } from "../context";
 import { Problem } from "../problems";
 import type { RateLimitClass } from "../registry/types";
@@ -86,7 +88,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
 /** Budget key for requests that matched no route: probing for routes costs budget too. */
 export const UNMATCHED = { id: "unmatched", rateLimit: "diagnostic" as RateLimitClass };
 
+/**
+ * A budget of whole numbers for every class, and no other class: a NaN or
+ * missing limit would fail open (`count > NaN` is false, so never a 429).
+ */
+export function checkRateLimits(config: RateLimitConfig, setting = "rateLimits"): void {
+  if (typeof config !== "object" || config === null) throw new ConfigError("CONFIG_MISSING", setting, "must give a budget per class");
+  for (const cls of Object.keys(config)) {
+    if (!(cls in DEFAULT_RATE_LIMITS)) throw new ConfigError("CONFIG_UNKNOWN_SETTING", `${setting}.${cls}`, `no rate-limit class ${cls}`);
+  }
+  for (const cls of Object.keys(DEFAULT_RATE_LIMITS) as RateLimitClass[]) {
+    const budget = config[cls];
+    if (typeof budget !== "object" || budget === null) throw new ConfigError("CONFIG_MISSING", `${setting}.${cls}`, "needs a limit and a windowSec");
+    checkInteger(budget.limit, `${setting}.${cls}.limit`, { min: 1 });
+    checkInteger(budget.windowSec, `${setting}.${cls}.windowSec`, { min: 1, max: 86_400 });
+  }
+}
+
 export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
+  checkRateLimits(config);
   // The policy header depends on the class only: built once, not per request.
   const policies = new Map(Object.entries(config).map(([cls, b]) => [cls, `"${cls}";q=${b.limit};w=${b.windowSec}`]));
   return function rateLimit(_req: Request, res: Response, next: NextFunction): void {

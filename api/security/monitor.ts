@@ -34,6 +34,9 @@ import { SECURITY_PARAMS } from "../middleware/guard-params";
 const PRIVILEGED_ROUTE = /^(admin\.|internal\.|metrics\.)/;
 const PROTECTED = new Set([...UNWRITABLE_FIELDS, "__proto__", "constructor", "prototype"]);
 
+/** 5 distinct unknown ids within 60 s: the enumeration report's default (ApiDeps.enumeration). */
+export const DEFAULT_ENUMERATION = { threshold: 5, windowMs: 60_000 };
+
 export class SecurityMonitor {
   /** actor|resource type -> recent 404 ids with their times. */
   private readonly misses = new Map<string, Array<{ id: string; at: number }>>();
@@ -41,8 +44,8 @@ export class SecurityMonitor {
   private readonly windowMs: number;
 
   constructor(private readonly deps: ApiDeps, private readonly now: () => number = Date.now) {
-    this.threshold = deps.enumeration?.threshold ?? 5;
-    this.windowMs = deps.enumeration?.windowMs ?? 60_000;
+    this.threshold = deps.enumeration?.threshold ?? DEFAULT_ENUMERATION.threshold;
+    this.windowMs = deps.enumeration?.windowMs ?? DEFAULT_ENUMERATION.windowMs;
   }
 
   /** Runs on every finished request: the common (clean) request allocates nothing here. */

@@ -24,6 +24,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
+import { checkInteger } from "../../config/check";
 import type { DecisionLog, RequestOutcome } from "../types";
 import type { DecisionLogError } from "./errors";
 import { packageVersion } from "./event";
@@ -90,7 +91,9 @@ export interface ManagedDecisionLog extends DecisionLog {
   stats(): DecisionLogStats;
 }
 
+/** Throws ConfigError (config/) when the options are invalid: before any thread or file is started. */
 export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
+  checkBatching(options.db);
   const onError = safely(options.onError ?? reportToStderr);
   const source = {
     instanceId: options.instanceId ?? randomUUID(),
@@ -105,6 +108,14 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
   const config = { db: options.db, console: options.console, remote: options.remote };
   const inWorker = options.worker !== false && !options.remote && (options.console === undefined || typeof options.console === "boolean");
   return inWorker ? createWorkerDecisionLog(config, source, maskOptions, onError) : createLocalDecisionLog(config, source, maskOptions, onError);
+}
+
+/** Batching that could never drain is refused: a batch of 0 events never empties the queue, so flush() and close() would wait forever. */
+function checkBatching(db: DecisionLogOptions["db"]): void {
+  if (db === undefined || typeof db === "string") return;
+  for (const key of ["batchSize", "flushIntervalMs", "bufferLimit"] as const) {
+    if (db[key] !== undefined) checkInteger(db[key], `db.${key}`, { min: 1 });
+  }
 }
 
 /** A reporter that cannot throw into record(). */

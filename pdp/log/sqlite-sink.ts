@@ -14,6 +14,9 @@ import type { LogEvent } from "./mask";
 import type { ErrorReporter, Sink, SinkStats } from "./sink";
 import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "./store";
 
+/** What an unset option means: the service's configuration starts from these too (config/settings.ts). */
+export const SQLITE_SINK_DEFAULTS = { flushIntervalMs: 100, batchSize: 500, bufferLimit: 100_000 };
+
 export interface SqliteSinkOptions {
   file: string;
   /** Longest time an event waits in memory before its batch is written (default 100 ms). */
@@ -92,9 +95,9 @@ export class SqliteSink implements Sink {
     this.db = openForAppend(options.file);
     this.insert = this.db.prepare(insertSql(1));
     this.insertMany = this.db.prepare(insertSql(ROWS_PER_STATEMENT));
-    this.queue = new BoundedBuffer(options.bufferLimit ?? 100_000);
-    this.intervalMs = options.flushIntervalMs ?? 100;
-    this.batchSize = options.batchSize ?? 500;
+    this.queue = new BoundedBuffer(options.bufferLimit ?? SQLITE_SINK_DEFAULTS.bufferLimit);
+    this.intervalMs = options.flushIntervalMs ?? SQLITE_SINK_DEFAULTS.flushIntervalMs;
+    this.batchSize = options.batchSize ?? SQLITE_SINK_DEFAULTS.batchSize;
     const values: unknown[] = new Array(ROWS_PER_STATEMENT * COLUMNS);
     this.insertOutcome = this.db.prepare(insertOutcomeSql);
     this.writeBatch = this.db.transaction((queued: QueuedRow[]) => {

@@ -7,9 +7,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { decodeJwt, decodeProtectedHeader } from "jose";
-import { identityConfigFromEnv } from "../../api/identity/config";
 import { createVerifier } from "../../api/identity/verifier";
 import { tokenCommand } from "../../cli/token";
+import { loadConfig } from "../../config";
 
 let dir: string;
 let printed: string[];
@@ -33,7 +33,7 @@ test("mints a token the service accepts", async () => {
   const claims = decodeJwt(token);
   expect(Object.keys(claims).sort()).toEqual(["aud", "exp", "iat", "iss", "sub"]);
   expect(fs.statSync(key).mode & 0o777).toBe(0o600);
-  const verify = await createVerifier(identityConfigFromEnv({}, key));
+  const verify = await createVerifier(loadConfig({ env: {}, flags: [{ path: "identity.devKeyFile", flag: "--key", value: key }] }).identity);
   await expect(verify(token)).resolves.toBe("u_alice");
 });
 
@@ -43,5 +43,5 @@ test("refuses ids that are no user", async () => {
 });
 
 test("identity configuration never accepts alg none", () => {
-  expect(() => identityConfigFromEnv({ PORTCULLIS_JWT_ALGORITHMS: "ES256,none" }, "k")).toThrow(/never none/);
+  expect(() => loadConfig({ env: { PORTCULLIS_JWT_ALGORITHMS: "ES256,none" } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID_ALGORITHM", setting: "PORTCULLIS_JWT_ALGORITHMS" }));
 });

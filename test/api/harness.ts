@@ -93,15 +93,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     {
       database: { file: path.join(dir, "portcullis.db") },
       bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
-      decisionLog: { db: path.join(dir, "decisions.db"), onError: () => undefined },
+      decisionLog: { file: path.join(dir, "decisions.db") },
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
       // Suites send many forged tokens from one address: their own failed-authentication budget is generous.
       rateLimits: { ...DEFAULT_RATE_LIMITS, authentication: { limit: 1000, windowSec: 60 }, ...options.rateLimits },
       enumeration: options.enumeration,
-      exportMaxRows: options.exportMaxRows,
-      trustedProxies: options.trustedProxies,
+      exports: { maxRows: options.exportMaxRows },
+      http: { trustedProxies: options.trustedProxies },
     },
-    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, app: options.app, now: options.now },
+    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now },
   );
   options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.

@@ -101,11 +101,11 @@ test("start-up refuses the same bundle the reload refuses, and says why", async 
       {
         database: { file: path.join(dir, "portcullis.db") },
         bundle: { file, watch: false, pollIntervalMs: 60_000 },
-        decisionLog: { db: path.join(dir, "decisions.db"), onError: () => undefined },
+        decisionLog: { file: path.join(dir, "decisions.db") },
         identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: path.join(dir, "key.json"), clockToleranceSec: 0 },
         rateLimits: DEFAULT_RATE_LIMITS,
       },
-      { logger: () => undefined, pdpLogger: () => undefined },
+      { logger: () => undefined, pdpLogger: () => undefined, decisionLogErrors: () => undefined },
     ),
   ).rejects.toThrow(/check_failed.*invoices\.get/s);
 });

@@ -1,0 +1,154 @@
+/**
+ * Every setting of the service, in ONE table: its path in the config file,
+ * its environment variable, its kind (how it is read and checked) and what
+ * it does. The loader (config/load.ts), the unknown-variable report and the
+ * README's table (config/README.md, kept equal by test/config) all come
+ * from SETTINGS; the defaults are today's behaviour, mostly the constants of
+ * the modules that use them.
+ *
+ * Scale-out plugs in here: a data store URL (postgres://) beside
+ * `database.file`, a shared rate-limit store URL (redis://) beside
+ * `rateLimits`; api/service.ts then chooses the store from the setting.
+ */
+import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
+import { DEFAULT_MAX_EXPORT_ROWS } from "../api/exports/runner";
+import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../api/middleware/rate-limit";
+import type { RateLimitClass } from "../api/registry/types";
+import { DEFAULT_ENUMERATION } from "../api/security/monitor";
+import { DEFAULT_DB_FILE } from "../db";
+import { DEFAULT_DECISIONS_DB } from "../pdp/log/store";
+import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sqlite-sink";
+import type { Kind } from "./check";
+
+export const DEFAULT_BUNDLE_FILE = "var/bundle.tar.gz";
+export const DEV_ISSUER = "urn:portcullis:dev";
+export const DEV_AUDIENCE = "portcullis-api";
+
+export interface HttpConfig {
+  /** 0: any free port. */
+  port: number;
+  host: string;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+  /** Longest wait for a request's complete headers (slow-header clients). */
+  headersTimeoutMs: number;
+  /** Longest wait for a complete request, body included. */
+  requestTimeoutMs: number;
+  /** Largest request head (request line and headers) Node accepts; larger is 431. */
+  maxHeaderBytes: number;
+  /** Largest accepted JSON body; larger is 413. */
+  bodyLimitBytes: number;
+  /** On SIGINT/SIGTERM, how long requests in flight may finish before their connections are cut. */
+  shutdownGraceMs: number;
+  /** Proxies (IP addresses or CIDR blocks) whose forwarded client address may be believed; empty: the socket address only. */
+  trustedProxies: string[];
+}
+
+/** Which issuer, audience, algorithms and keys a token must match. */
+export interface IdentityConfig {
+  issuer: string;
+  audience: string;
+  algorithms: string[];
+  /** The identity provider's key set; absent: the local dev key file. */
+  jwksUrl?: string;
+  devKeyFile: string;
+  /** Allowed clock skew in seconds. */
+  clockToleranceSec: number;
+  /** How long a verified token is remembered (never beyond its exp); 0: not at all. */
+  cacheTtlSec: number;
+}
+
+export interface Config {
+  http: HttpConfig;
+  /** The data store: a SQLite file, created and seeded on first open. */
+  database: { file: string };
+  /** The policy bundle: a file watched for changes, or a bundle server polled (exactly one). */
+  bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & { watch: boolean; pollIntervalMs: number };
+  /** The decision log's SQLite file and batching; `console` adds one JSON line per decision on stdout. */
+  decisionLog: { file: string; batchSize: number; flushIntervalMs: number; bufferLimit: number; console: boolean };
+  identity: IdentityConfig;
+  rateLimits: RateLimitConfig;
+  /** Distinct unknown ids within the window before an actor is reported for enumeration. */
+  enumeration: { threshold: number; windowMs: number };
+  exports: { maxRows: number };
+}
+
+/** A configuration given in code: any part of Config, the rest from the defaults. */
+export type ConfigInput = DeepPartial<Config>;
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+/** Today's behaviour. `identity.algorithms` unset with a JWKS set is RS256 and ES256 (ES256 is the dev key's). */
+export const DEFAULTS: Config = {
+  http: {
+    port: 8080,
+    host: "127.0.0.1",
+    keepAliveTimeoutMs: 5000,
+    // Node's own defaults, now visible and settable.
+    headersTimeoutMs: 60_000,
+    requestTimeoutMs: 300_000,
+    maxHeaderBytes: 16 * 1024,
+    bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+    shutdownGraceMs: 10_000,
+    trustedProxies: [],
+  },
+  database: { file: DEFAULT_DB_FILE },
+  bundle: { file: DEFAULT_BUNDLE_FILE, watch: true, pollIntervalMs: 2000 },
+  decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, console: false },
+  identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: DEFAULT_DEV_KEY_FILE, clockToleranceSec: 30, cacheTtlSec: 60 },
+  rateLimits: DEFAULT_RATE_LIMITS,
+  enumeration: DEFAULT_ENUMERATION,
+  exports: { maxRows: DEFAULT_MAX_EXPORT_ROWS },
+};
+
+export interface Setting {
+  /** Dotted path in Config and in the config file. */
+  path: string;
+  env: string;
+  kind: Kind;
+  doc: string;
+}
+
+/** Milliseconds, counts, bytes: integers from `min` up. */
+const atLeast = (min: number): Kind => ({ type: "integer", min });
+
+const RATE_LIMIT_CLASSES = Object.keys(DEFAULT_RATE_LIMITS) as RateLimitClass[];
+
+export const SETTINGS: readonly Setting[] = [
+  { path: "http.port", env: "PORT", kind: { type: "integer", min: 0, max: 65535 }, doc: "TCP port (0: any free port)" },
+  { path: "http.host", env: "PORTCULLIS_HOST", kind: { type: "string" }, doc: "address to listen on" },
+  { path: "http.keepAliveTimeoutMs", env: "PORTCULLIS_KEEP_ALIVE_TIMEOUT_MS", kind: atLeast(1), doc: "idle keep-alive connection lifetime" },
+  { path: "http.headersTimeoutMs", env: "PORTCULLIS_HEADERS_TIMEOUT_MS", kind: atLeast(1), doc: "longest wait for complete request headers" },
+  { path: "http.requestTimeoutMs", env: "PORTCULLIS_REQUEST_TIMEOUT_MS", kind: atLeast(1), doc: "longest wait for a complete request" },
+  { path: "http.maxHeaderBytes", env: "PORTCULLIS_MAX_HEADER_BYTES", kind: { type: "integer", min: 1024 }, doc: "largest request head (431 beyond)" },
+  { path: "http.bodyLimitBytes", env: "PORTCULLIS_BODY_LIMIT_BYTES", kind: atLeast(1), doc: "largest JSON body (413 beyond)" },
+  { path: "http.shutdownGraceMs", env: "PORTCULLIS_SHUTDOWN_GRACE_MS", kind: atLeast(0), doc: "time requests in flight get on SIGINT/SIGTERM" },
+  { path: "http.trustedProxies", env: "PORTCULLIS_TRUSTED_PROXIES", kind: { type: "addresses" }, doc: "proxies (IPs, CIDRs; comma-separated) whose forwarded client address is believed" },
+  { path: "database.file", env: "PORTCULLIS_DB", kind: { type: "string" }, doc: "SQLite data file (created and seeded on first run)" },
+  { path: "bundle.file", env: "PORTCULLIS_BUNDLE", kind: { type: "string" }, doc: "policy bundle file (reloaded when it changes)" },
+  { path: "bundle.url", env: "PORTCULLIS_BUNDLE_URL", kind: { type: "url", secure: true }, doc: "bundle server URL instead of a file (https)" },
+  { path: "bundle.watch", env: "PORTCULLIS_BUNDLE_WATCH", kind: { type: "boolean" }, doc: "watch the bundle file besides polling it" },
+  { path: "bundle.pollIntervalMs", env: "PORTCULLIS_BUNDLE_POLL_INTERVAL_MS", kind: atLeast(1), doc: "bundle file poll interval" },
+  { path: "decisionLog.file", env: "PORTCULLIS_DECISIONS_DB", kind: { type: "string" }, doc: "decision log SQLite file" },
+  { path: "decisionLog.batchSize", env: "PORTCULLIS_DECISION_LOG_BATCH_SIZE", kind: atLeast(1), doc: "events per write transaction" },
+  { path: "decisionLog.flushIntervalMs", env: "PORTCULLIS_DECISION_LOG_FLUSH_INTERVAL_MS", kind: atLeast(1), doc: "longest wait of an event before its batch is written" },
+  { path: "decisionLog.bufferLimit", env: "PORTCULLIS_DECISION_LOG_BUFFER_LIMIT", kind: atLeast(1), doc: "events held in memory while the disk fails" },
+  { path: "decisionLog.console", env: "PORTCULLIS_DECISION_LOG_CONSOLE", kind: { type: "boolean" }, doc: "also one JSON line per decision on stdout" },
+  { path: "identity.issuer", env: "PORTCULLIS_JWT_ISSUER", kind: { type: "string" }, doc: "expected `iss`" },
+  { path: "identity.audience", env: "PORTCULLIS_JWT_AUDIENCE", kind: { type: "string" }, doc: "expected `aud`" },
+  { path: "identity.jwksUrl", env: "PORTCULLIS_JWKS_URL", kind: { type: "url", secure: true }, doc: "the identity provider's key set (https); unset: the dev key" },
+  { path: "identity.algorithms", env: "PORTCULLIS_JWT_ALGORITHMS", kind: { type: "algorithms" }, doc: "accepted signature algorithms (comma-separated)" },
+  { path: "identity.clockToleranceSec", env: "PORTCULLIS_JWT_CLOCK_TOLERANCE_SEC", kind: { type: "integer", min: 0, max: 300 }, doc: "allowed clock skew for exp/nbf" },
+  { path: "identity.cacheTtlSec", env: "PORTCULLIS_JWT_CACHE_TTL_SEC", kind: { type: "integer", min: 0, max: 3600 }, doc: "how long a verified token is remembered (0: never)" },
+  { path: "identity.devKeyFile", env: "PORTCULLIS_DEV_KEY_FILE", kind: { type: "string" }, doc: "dev signing key (created on first run) when no JWKS is set" },
+  ...RATE_LIMIT_CLASSES.flatMap((cls): Setting[] => [
+    { path: `rateLimits.${cls}.limit`, env: `PORTCULLIS_RATE_LIMIT_${cls.toUpperCase()}_LIMIT`, kind: atLeast(1), doc: `requests per window, class ${cls}` },
+    { path: `rateLimits.${cls}.windowSec`, env: `PORTCULLIS_RATE_LIMIT_${cls.toUpperCase()}_WINDOW_SEC`, kind: { type: "integer", min: 1, max: 86_400 }, doc: `window length, class ${cls}` },
+  ]),
+  { path: "enumeration.threshold", env: "PORTCULLIS_ENUMERATION_THRESHOLD", kind: atLeast(1), doc: "distinct unknown ids that report an enumeration" },
+  { path: "enumeration.windowMs", env: "PORTCULLIS_ENUMERATION_WINDOW_MS", kind: atLeast(1), doc: "window of the enumeration count" },
+  { path: "exports.maxRows", env: "PORTCULLIS_EXPORT_MAX_ROWS", kind: atLeast(1), doc: "most rows one export job may hold" },
+];
+
+/** The variable naming the config file (the `--config` flag wins over it). */
+export const CONFIG_FILE_ENV = "PORTCULLIS_CONFIG";
