@@ -3,7 +3,9 @@
  * api/versions/versions.json (owner, declared state, sunset, removal plan,
  * blocker), a live `GET /api/{version}/health` probe of every declared and
  * commonly guessed version, counted traffic over the removal window, and the
- * parity check between reachable versions.
+ * parity check between reachable versions; and who still calls the
+ * Deprecated and Zombie versions (per actor and client, over the removal
+ * window, from the database's `version_callers`).
  *
  *   portcullis versions [--json] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]
  *
@@ -14,8 +16,10 @@ import { loadVersions } from "../api/versions";
 import { stderrProgress } from "../inventory/report/progress";
 import { versionsTable } from "../inventory/report/table";
 import { assessVersions } from "../inventory/versions";
-import { readDeclared } from "../inventory/versions/lifecycle";
-import { parseArgs, UsageError } from "./args";
+import { readDeclared, DEFAULT_REMOVAL } from "../inventory/versions/lifecycle";
+import { callersTable, readVersionCallers } from "../inventory/versions/callers";
+import { DEFAULT_DB_FILE } from "../db";
+import { one, parseArgs, UsageError } from "./args";
 import { loadTraffic, openTarget } from "./inventory";
 
 export const VERSIONS_USAGE = "versions [--json] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]";
@@ -28,11 +32,15 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   if (args.positionals.length > 0) throw new UsageError(`versions takes no positional arguments (got ${args.positionals.join(" ")})`);
   const now = new Date();
   const traffic = loadTraffic(args, now);
+  const declared = readDeclared(loadVersions());
+  const windowDays = (declared.removal ?? DEFAULT_REMOVAL).window_days;
+  const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString().slice(0, 10);
+  const { callers, notes: callerNotes } = readVersionCallers(one(args, "db") ?? DEFAULT_DB_FILE, since);
   const target = await openTarget(args);
   let assessment;
   try {
     assessment = await assessVersions(target, {
-      declared: readDeclared(loadVersions()),
+      declared,
       routes: ROUTES,
       traffic: traffic.from.length > 0 ? traffic.observations : null,
       now,
@@ -43,12 +51,14 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   }
   const { lifecycle, parity } = assessment;
   if (args.switches.has("json")) {
-    process.stdout.write(JSON.stringify({ generatedAt: now.toISOString(), target: target.label, versions: lifecycle, parity: parity.defects, notes: traffic.notes }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ generatedAt: now.toISOString(), target: target.label, versions: lifecycle, parity: parity.defects, callers, notes: [...traffic.notes, ...callerNotes] }, null, 2) + "\n");
     return 0;
   }
   process.stdout.write(versionsTable(lifecycle));
   const ready = lifecycle.filter((v) => v.readyToRemove).map((v) => v.name);
   process.stdout.write(`\nReady to remove: ${ready.length > 0 ? ready.join(", ") : "none"}\nParity defects: ${parity.defects.length}\n`);
   for (const d of parity.defects) process.stdout.write(`  ${d.route} as ${d.persona}: ${d.aspect} differs between ${d.versions.join(" and ")}: ${d.detail}\n`);
+  process.stdout.write(`\nWho still calls deprecated versions (last ${windowDays} days):\n`);
+  process.stdout.write(callers.length > 0 ? callersTable(callers) : `  nobody${callerNotes.length > 0 ? ` measured (${callerNotes.join("; ")})` : ""}\n`);
   return 0;
 }

@@ -18,6 +18,7 @@ import { securityEventsRepository, type SecurityEventsRepository } from "./secur
 import { seed } from "./seed";
 import { statementCache } from "./sql";
 import { trafficRepository, type TrafficRepository } from "./traffic";
+import { versionCallersRepository, type VersionCallersRepository } from "./version-callers";
 import type { TenantRow } from "./types";
 import { usersRepository, type UsersRepository } from "./users";
 
@@ -30,6 +31,7 @@ export type { SecurityEventFilter, SecurityEventInput, SecurityEventsRepository 
 export { SEED_INVOICES, SEED_TENANTS, SEED_USERS } from "./seed";
 export { LATEST_VERSION } from "./migrations";
 export type { ActorClass, TrafficHit, TrafficRepository, TrafficRow } from "./traffic";
+export type { VersionCall, VersionCallerRow, VersionCallersRepository } from "./version-callers";
 
 /** Where the database lives unless configured otherwise (relative to the working directory). */
 export const DEFAULT_DB_FILE = "var/portcullis.db";
@@ -62,6 +64,8 @@ export interface PortcullisDb {
   securityEvents: SecurityEventsRepository;
   /** Request counts per route template and version, for the route inventory. */
   traffic: TrafficRepository;
+  /** Who calls Deprecated and Zombie versions, per day, actor and client. */
+  versionCallers: VersionCallersRepository;
 }
 
 export interface SqliteTransaction {
@@ -74,11 +78,16 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
   const prepare = statementCache(db);
   const transaction = <T>(fn: () => T): T => db.transaction(fn).immediate();
   const traffic = trafficRepository(prepare, transaction);
+  const versionCallers = versionCallersRepository(prepare, transaction);
   return {
     file,
     schemaVersion: LATEST_VERSION,
     close: () => {
-      if (db.open && !db.readonly) traffic.flush(); // counts summed in memory are not lost at shutdown
+      if (db.open && !db.readonly) {
+        // counts summed in memory are not lost at shutdown
+        traffic.flush();
+        versionCallers.flush();
+      }
       db.close();
     },
     transaction,
@@ -91,6 +100,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
     exportJobs: exportJobsRepository(prepare),
     securityEvents: securityEventsRepository(prepare),
     traffic,
+    versionCallers,
   };
 }
 

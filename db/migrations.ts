@@ -152,6 +152,24 @@ CREATE TABLE IF NOT EXISTS export_jobs (
 CREATE INDEX IF NOT EXISTS export_jobs_by_status ON export_jobs (tenant_id, status, created_at);
 `,
   },
+  {
+    version: 5,
+    name: "deprecated version callers",
+    // One row per (UTC day, version, actor, client) for calls to Deprecated and Zombie versions (db/version-callers.ts).
+    sql: `
+CREATE TABLE IF NOT EXISTS version_callers (
+  day       TEXT NOT NULL CHECK (length(day) = 10),
+  version   TEXT NOT NULL CHECK (length(version) <= 40),
+  actor_id  TEXT NOT NULL CHECK (length(actor_id) <= 200),
+  tenant_id TEXT,
+  client    TEXT NOT NULL CHECK (length(client) <= 60),
+  count     INTEGER NOT NULL CHECK (count > 0),
+  last_seen TEXT NOT NULL,
+  PRIMARY KEY (day, version, actor_id, client)
+) STRICT;
+CREATE INDEX IF NOT EXISTS version_callers_by_version ON version_callers (version, day);
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

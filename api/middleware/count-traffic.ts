@@ -11,12 +11,18 @@
  * matching no route are counted under the single template "(unmatched)",
  * never by their path, so probing cannot grow the table.
  *
+ * Calls to a Deprecated or Zombie version are also counted per actor and
+ * client (User-Agent product) in `version_callers` (db/version-callers.ts),
+ * so `portcullis versions` can say WHO still depends on a version before
+ * it is removed. The inventory's own probes are not callers.
+ *
  * Counting never affects the answer: it runs after the response and a
  * failing write is dropped (the request log still has the line).
  */
 import type { NextFunction, Request, Response } from "express";
 import type { RequestState } from "../context";
 import type { ActorClass, PortcullisDb } from "../../db";
+import { clientOf } from "../../db/version-callers";
 
 export const UNMATCHED_TEMPLATE = "(unmatched)";
 /** Requests the inventory itself sends carry this header and are counted apart. */
@@ -57,7 +63,7 @@ function pathVersion(req: Request, template: string): string {
   return v !== undefined && /^[A-Za-z0-9._-]{1,40}$/.test(v) ? v.toLowerCase() : "";
 }
 
-export function countTraffic(db: Pick<PortcullisDb, "traffic">) {
+export function countTraffic(db: Pick<PortcullisDb, "traffic" | "versionCallers">) {
   // One listener for all requests (the response is `this`), not a closure per request.
   function counted(this: Response): void {
     try {
@@ -73,6 +79,10 @@ export function countTraffic(db: Pick<PortcullisDb, "traffic">) {
         actorClass: state ? actorClass(state.actor.roles, state.actor.id) : "anonymous",
         probe: req.headers[PROBE_HEADER] === "inventory",
       });
+      const version = state?.version;
+      if (state && version && (version.state === "Deprecated" || version.state === "Zombie") && req.headers[PROBE_HEADER] !== "inventory") {
+        db.versionCallers.count({ version: version.name, actorId: state.actor.id, tenantId: state.actor.tenant, client: clientOf(req.headers["user-agent"]) });
+      }
     } catch {
       // A closed or busy database must not turn into an error after the answer was sent.
     }
