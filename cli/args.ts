@@ -18,7 +18,11 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-export class UsageError extends Error {}
+/** A command line the command cannot run (unknown flag, missing value); the CLI prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  readonly code = "CLI_USAGE";
+  override readonly name = "UsageError";
+}
 
 export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
   const out: ParsedArgs = { values: new Map(), switches: new Set(), positionals: [] };

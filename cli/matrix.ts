@@ -19,7 +19,7 @@
  * cell failed and none is missing.
  */
 import { mintDevToken } from "../api/identity/mint";
-import { loadConfig } from "../config";
+import { ConfigError, loadConfig } from "../config";
 import { DEFAULT_HTML_REPORT, writeHtmlReport } from "../matrix/html";
 import { DEFAULT_MATRIX_FILE, loadMatrix } from "../matrix/model";
 import { operationsFromInstance } from "../matrix/registry";
@@ -39,7 +39,7 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   if (!baseUrl) throw new UsageError("matrix needs --base-url (e.g. http://127.0.0.1:8080)");
   if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got ${baseUrl}`);
   const { identity } = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile" }) });
-  if (identity.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: persona tokens come from that identity provider, not from the dev key");
+  if (identity.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: persona tokens come from that identity provider, not from the dev key");
 
   const matrix = loadMatrix(one(args, "matrix") ?? DEFAULT_MATRIX_FILE);
   const ops = await operationsFromInstance(baseUrl);

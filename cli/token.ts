@@ -10,7 +10,7 @@
  * and for ids that are no user (a token for nobody would only fail later).
  */
 import { mintDevToken } from "../api/identity/mint";
-import { loadConfig } from "../config";
+import { ConfigError, loadConfig } from "../config";
 import { openDatabase } from "../db";
 import { flagsOf, one, parseArgs, UsageError } from "./args";
 
@@ -26,7 +26,7 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   // The service's own configuration (environment, PORTCULLIS_CONFIG): the token must match what it accepts.
   const config = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile", db: "database.file" }) });
   const { identity } = config;
-  if (identity.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: tokens come from that identity provider, not from the dev key");
+  if (identity.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: tokens come from that identity provider, not from the dev key");
 
   const db = openDatabase(config.database.file, { seed: true });
   try {

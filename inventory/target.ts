@@ -21,7 +21,7 @@ import { mintDevToken } from "../api/identity/mint";
 import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
 import { createService, type Service } from "../api/service";
 import type { VersionCatalog } from "../api/versions";
-import { DEV_AUDIENCE, DEV_ISSUER, loadConfig } from "../config";
+import { ConfigError, DEV_AUDIENCE, DEV_ISSUER, loadConfig } from "../config";
 
 export type Persona = "anonymous" | "member" | "admin" | "support";
 export const PERSONAS: readonly Persona[] = ["anonymous", "member", "admin", "support"];
@@ -99,7 +99,7 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
 /** A running service; tokens from the dev key `portcullis serve` uses (default var/dev-jwt-key.json) and the configured issuer/audience. */
 export async function remoteTarget(baseUrl: string, keyFile?: string): Promise<Target> {
   const config = loadConfig({ env: process.env, flags: keyFile === undefined ? [] : [{ path: "identity.devKeyFile", flag: "--key", value: keyFile }] }).identity;
-  if (config.jwksUrl) throw new Error("PORTCULLIS_JWKS_URL is set: the inventory cannot mint persona tokens for an external identity provider");
+  if (config.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: the inventory cannot mint persona tokens for an external identity provider");
   if (!fs.existsSync(config.devKeyFile)) throw new Error(`no dev key at ${config.devKeyFile}: the service at ${baseUrl} must run with the dev key (make run)`);
   return { baseUrl: baseUrl.replace(/\/+$/, ""), label: baseUrl, tokens: await tokensFor(config.devKeyFile, config.issuer, config.audience), close: async () => undefined };
 }

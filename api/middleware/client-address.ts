@@ -20,10 +20,11 @@
  * trusted proxy configured (the default) the socket peer is the client.
  */
 import * as net from "node:net";
+import { ConfigError } from "../../config/errors";
 
 export type ClientAddressResolver = (peer: string, forwardedFor: string | undefined) => string;
 
-/** Parses the configured list; throws on an entry that is neither an IP address nor a CIDR range. */
+/** Parses the configured list; throws ConfigError (CONFIG_INVALID_ADDRESS) on an entry that is neither an IP address nor a CIDR range. */
 export function clientAddressResolver(trustedProxies: readonly string[] = []): ClientAddressResolver {
   if (trustedProxies.length === 0) return (peer) => normalise(peer);
   const trusted = new net.BlockList();
@@ -33,7 +34,7 @@ export function clientAddressResolver(trustedProxies: readonly string[] = []): C
     const bits = prefix === undefined ? undefined : Number(prefix);
     const max = family === "ipv4" ? 32 : 128;
     if (family === null || extra !== undefined || (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= max && /^\d+$/.test(prefix)))) {
-      throw new Error(`trusted proxy ${JSON.stringify(entry)} is not an IP address or CIDR range`);
+      throw new ConfigError("CONFIG_INVALID_ADDRESS", "trustedProxies", `trusted proxy ${JSON.stringify(entry)} is not an IP address or CIDR range`);
     }
     if (bits === undefined) trusted.addAddress(normalise(address), family);
     else trusted.addSubnet(normalise(address), bits, family);

@@ -37,6 +37,20 @@ test("mints a token the service accepts", async () => {
   await expect(verify(token)).resolves.toBe("u_alice");
 });
 
+test("refuses to mint dev tokens when the service takes its keys from an identity provider", async () => {
+  const saved = process.env.PORTCULLIS_JWKS_URL;
+  process.env.PORTCULLIS_JWKS_URL = "https://idp.example/jwks";
+  try {
+    await expect(tokenCommand(["u_alice", "--db", path.join(dir, "p.db"), "--key", path.join(dir, "k.json")])).rejects.toThrow(
+      expect.objectContaining({ name: "ConfigError", code: "CONFIG_CONFLICT", setting: "PORTCULLIS_JWKS_URL (identity.jwksUrl)" }),
+    );
+  } finally {
+    if (saved === undefined) delete process.env.PORTCULLIS_JWKS_URL;
+    else process.env.PORTCULLIS_JWKS_URL = saved;
+  }
+  expect(printed).toEqual([]);
+});
+
 test("refuses ids that are no user", async () => {
   await expect(tokenCommand(["u_mallory", "--db", path.join(dir, "p.db"), "--key", path.join(dir, "k.json")])).rejects.toThrow(/no user/);
   expect(printed).toEqual([]);
