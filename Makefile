@@ -40,8 +40,9 @@ build: build/runtime.wasm dist/.build-stamp var/bundle.tar.gz
 # Serves on 127.0.0.1:$(PORT); `portcullis serve` creates and seeds var/portcullis.db on first run
 # and the dev signing key under var/ (mint tokens with `npx portcullis token u_alice`).
 PORT ?= 8080
+# Not echoed: stdout is the service's JSON log stream; the service greets people on stderr.
 run: build
-	$(SERVICE_NODE) bin/portcullis.js serve --host 127.0.0.1 --port $(PORT)
+	@$(SERVICE_NODE) bin/portcullis.js serve --host 127.0.0.1 --port $(PORT)
 
 # The authorization matrix's HTML report is checked in Debian's chromium
 # (test/matrix); installed from the distribution's packages when missing.
