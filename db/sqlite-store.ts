@@ -86,6 +86,11 @@ export function sqliteStore(db: PortcullisDb): DataStore {
       flush: () => call(() => db.traffic.flush()),
       summary: (filter) => call(() => db.traffic.summary(filter)),
     },
+    versionCallers: {
+      count: (c) => db.versionCallers.count(c),
+      flush: () => call(() => db.versionCallers.flush()),
+      summary: (filter) => call(() => db.versionCallers.summary(filter)),
+    },
     close: () => call(() => db.close()),
   };
 }

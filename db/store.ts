@@ -28,6 +28,7 @@ import type { SecurityEventsRepository } from "./security-events";
 import type { TrafficHit, TrafficRow } from "./traffic";
 import type { TenantRow } from "./types";
 import type { UsersRepository } from "./users";
+import type { VersionCall, VersionCallerRow } from "./version-callers";
 
 /** The same methods as T, each returning a promise of what T's returns. */
 export type Async<T> = {
@@ -47,6 +48,13 @@ export interface AsyncTrafficRepository {
   count(hit: TrafficHit): void;
   flush(): Promise<void>;
   summary(filter?: { since?: string }): Promise<TrafficRow[]>;
+}
+
+/** Deprecated-version callers: summed in memory like the traffic counts. */
+export interface AsyncVersionCallersRepository {
+  count(call: VersionCall): void;
+  flush(): Promise<void>;
+  summary(filter?: { since?: string }): Promise<VersionCallerRow[]>;
 }
 
 /** The repositories a transaction's body works with (and the store's own). */
@@ -69,6 +77,7 @@ export interface DataStore extends Repositories {
   /** Schema version of the database (the latest this build knows: opening refuses any other). */
   readonly schemaVersion: number;
   traffic: AsyncTrafficRepository;
+  versionCallers: AsyncVersionCallersRepository;
   /** Flushes the traffic counts, then closes the connection (SQLite) or ends the pool it created (PostgreSQL). */
   close(): Promise<void>;
 }

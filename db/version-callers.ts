@@ -48,8 +48,8 @@ export interface VersionCallersRepository {
 
 export const MAX_CLIENTS = 20;
 export const OTHER_CLIENT = "(other)";
-const FLUSH_INTERVAL_MS = 1000;
-const MAX_PENDING_KEYS = 500;
+export const FLUSH_INTERVAL_MS = 1000;
+export const MAX_PENDING_KEYS = 500;
 
 /** The User-Agent's first product token, printable ASCII only, at most 60 characters; "(none)" without one. */
 export function clientOf(userAgent: string | undefined): string {
@@ -58,8 +58,27 @@ export function clientOf(userAgent: string | undefined): string {
   return clean === "" ? "(none)" : clean;
 }
 
+/** Calls summed in memory for one key: (day, version, actor, tenant, client). */
+export interface PendingCall {
+  params: [string, string, string, string | null, string];
+  count: number;
+  lastSeen: string;
+}
+
+/** Adds a call to the counts summed in memory (shared by the SQLite and PostgreSQL repositories). */
+export function addCall(pending: Map<string, PendingCall>, call: VersionCall, now: () => Date): void {
+  const lastSeen = (call.at ?? now()).toISOString();
+  const params: PendingCall["params"] = [lastSeen.slice(0, 10), call.version.slice(0, 40), call.actorId.slice(0, 200), call.tenantId, call.client.slice(0, 60)];
+  const key = JSON.stringify(params);
+  const entry = pending.get(key);
+  if (entry) {
+    entry.count++;
+    if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
+  } else pending.set(key, { params, count: 1, lastSeen });
+}
+
 export function versionCallersRepository(prepare: Prepare, transaction: <T>(fn: () => T) => T, now: () => Date = () => new Date()): VersionCallersRepository {
-  const pending = new Map<string, { params: [string, string, string, string | null, string]; count: number; lastSeen: string }>();
+  const pending = new Map<string, PendingCall>();
   let timer: NodeJS.Timeout | undefined;
 
   function flush(): void {
@@ -96,14 +115,7 @@ export function versionCallersRepository(prepare: Prepare, transaction: <T>(fn: 
 
   return {
     count(call) {
-      const lastSeen = (call.at ?? now()).toISOString();
-      const params: [string, string, string, string | null, string] = [lastSeen.slice(0, 10), call.version.slice(0, 40), call.actorId.slice(0, 200), call.tenantId, call.client.slice(0, 60)];
-      const key = JSON.stringify(params);
-      const entry = pending.get(key);
-      if (entry) {
-        entry.count++;
-        if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
-      } else pending.set(key, { params, count: 1, lastSeen });
+      addCall(pending, call, now);
       if (pending.size >= MAX_PENDING_KEYS) flushQuietly();
       else if (!timer) timer = setTimeout(flushQuietly, FLUSH_INTERVAL_MS).unref();
     },

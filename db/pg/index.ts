@@ -23,6 +23,7 @@ import { pgSecurityEventsRepository } from "./security-events";
 import { poolSession, type Session } from "./session";
 import { pgTrafficRepository } from "./traffic";
 import { pgUsersRepository } from "./users";
+import { pgVersionCallersRepository } from "./version-callers";
 
 export { createPool } from "./pool";
 export { migratePg, MigrationError } from "./migrate";
@@ -96,16 +97,20 @@ export async function openPgStore(options: PgStoreOptions): Promise<DataStore> {
   }
   const session = poolSession(pool);
   const traffic = pgTrafficRepository(session);
+  const versionCallers = pgVersionCallersRepository(session);
   let closed: Promise<void> | undefined;
   return {
     ...repositories(session),
     backend: "postgres",
     schemaVersion: PG_LATEST_VERSION,
     traffic,
+    versionCallers,
     close: () =>
       (closed ??= (async () => {
         try {
-          await traffic.flush(); // counts summed in memory are not lost at shutdown
+          // counts summed in memory are not lost at shutdown
+          await traffic.flush();
+          await versionCallers.flush();
         } finally {
           if (ownPool) await pool.end();
         }

@@ -3,7 +3,7 @@
  * (applied by migrate.ts, `npx portcullis db migrate`). Append-only: never
  * edit a shipped migration, add the next version.
  *
- * Versions 1-4 mirror db/migrations.ts table for table, column for column,
+ * Versions 1-4 and 6 mirror db/migrations.ts (1-5) table for table, column for column,
  * with the same CHECK constraints, so a row means the same on both backends
  * and the repositories return identical rows:
  *   - timestamps are timestamptz, defaulted to the millisecond (SQLite's
@@ -232,6 +232,26 @@ ALTER FUNCTION portcullis_export_job_tenant(text) OWNER TO ${LOOKUP_ROLE};
 REVOKE CREATE ON SCHEMA public FROM ${LOOKUP_ROLE};
 REVOKE ALL ON FUNCTION portcullis_find_identity(text), portcullis_invoice_tenant(text), portcullis_export_job_tenant(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION portcullis_find_identity(text), portcullis_invoice_tenant(text), portcullis_export_job_tenant(text) TO ${APP_ROLE};
+`,
+  },
+  {
+    version: 6,
+    name: "deprecated version callers",
+    // Mirrors SQLite's version 5 (db/version-callers.ts). Like security_events, not a tenant
+    // table: tenant_id is the caller's (nullable), and operators read it across tenants.
+    sql: `
+CREATE TABLE version_callers (
+  day       date NOT NULL,
+  version   text COLLATE "C" NOT NULL CHECK (length(version) <= 40),
+  actor_id  text COLLATE "C" NOT NULL CHECK (length(actor_id) <= 200),
+  tenant_id text COLLATE "C",
+  client    text COLLATE "C" NOT NULL CHECK (length(client) <= 60),
+  count     bigint NOT NULL CHECK (count > 0),
+  last_seen timestamptz NOT NULL,
+  PRIMARY KEY (day, version, actor_id, client)
+);
+CREATE INDEX version_callers_by_version ON version_callers (version, day);
+GRANT SELECT, INSERT, UPDATE (count, last_seen) ON version_callers TO ${APP_ROLE};
 `,
   },
 ];

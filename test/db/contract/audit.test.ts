@@ -5,6 +5,7 @@
  */
 import { DbInputError } from "../../../db";
 import { MAX_DETAIL_BYTES } from "../../../db/security-events";
+import { MAX_CLIENTS, OTHER_CLIENT } from "../../../db/version-callers";
 import { BACKENDS, useBackend } from "./backends";
 
 describe.each(BACKENDS)("security events and traffic on $name", (backend) => {
@@ -46,6 +47,21 @@ describe.each(BACKENDS)("security events and traffic on $name", (backend) => {
     ]);
     expect((await t.store.traffic.summary({ since: "2026-11-21" })).map((r) => r.version)).toEqual(["v2"]);
     expect(() => t.store.traffic.count({ method: "GET", template: "/x", version: "", status: 200, actorClass: "root" as never })).toThrow(DbInputError);
+  });
+
+  test("version callers: summed per day, version, actor and client; an actor's clients capped, the rest under (other)", async () => {
+    const at = new Date("2026-11-20T10:00:00.000Z");
+    t.store.versionCallers.count({ version: "v1", actorId: "u_alice", tenantId: "t_acme", client: "mobile-app/3.2", at });
+    t.store.versionCallers.count({ version: "v1", actorId: "u_alice", tenantId: "t_acme", client: "mobile-app/3.2", at: new Date("2026-11-20T12:00:00.000Z") });
+    for (let i = 0; i < MAX_CLIENTS + 2; i++) t.store.versionCallers.count({ version: "v0", actorId: "u_bob", tenantId: "t_acme", client: `bot/${String(i).padStart(2, "0")}`, at });
+    const rows = await t.store.versionCallers.summary();
+    expect(rows.filter((r) => r.version === "v1")).toEqual([
+      { day: "2026-11-20", version: "v1", actor_id: "u_alice", tenant_id: "t_acme", client: "mobile-app/3.2", count: 2, last_seen: "2026-11-20T12:00:00.000Z" },
+    ]);
+    const bob = rows.filter((r) => r.actor_id === "u_bob");
+    expect(bob).toHaveLength(MAX_CLIENTS + 1);
+    expect(bob.find((r) => r.client === OTHER_CLIENT)?.count).toBe(2);
+    expect(await t.store.versionCallers.summary({ since: "2026-11-21" })).toEqual([]);
   });
 
   test("tenants.list names both seed tenants", async () => {

@@ -153,7 +153,8 @@ DELETE FROM security_events;
 ALTER TABLE security_events ENABLE TRIGGER security_events_no_change;
 ALTER TABLE security_events ALTER COLUMN id RESTART;
 ALTER TABLE export_jobs ALTER COLUMN seq RESTART;
-DELETE FROM traffic_counts;`;
+DELETE FROM traffic_counts;
+DELETE FROM version_callers;`;
 
 async function resetPgDatabase(owner: pg.Client): Promise<void> {
   try {

@@ -21,5 +21,6 @@ describe.each(BACKENDS)("seed on $name", (backend) => {
     }
     expect(await t.store.securityEvents.query({})).toEqual([]);
     expect(await t.store.traffic.summary()).toEqual([]);
+    expect(await t.store.versionCallers.summary()).toEqual([]);
   });
 });
