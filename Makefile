@@ -65,6 +65,7 @@ test: build browser
 
 conformance: build
 	$(PORTCULLIS) rego conformance ../shared/rego-conformance/cases --json var/conformance.json
+	$(PORTCULLIS) rego conformance --v0-compatible ../shared/rego-conformance-v0/cases --json var/conformance-v0.json
 
 bench: build
 	node dist/bench/compiler.bench.js

@@ -70,3 +70,8 @@ export function flagsOf(args: ParsedArgs, settings: Record<string, string>): Arr
     return value === undefined ? [] : [{ path, flag: `--${name}`, value }];
   });
 }
+
+/** `--v0-compatible`: files whose bundle manifest does not say are Rego v0 (OPA 1.x's flag). */
+export function syntaxVersion(args: ParsedArgs): "v0" | "v1" {
+  return args.switches.has("v0") ? "v0" : "v1";
+}

@@ -1,11 +1,14 @@
 /**
  * Collects policy inputs the way `opa build` / `opa test` do: .rego files
  * from files and directories, and JSON data files rooted at their directory
- * path (`a/b/data.json` becomes `data.a.b`).
+ * path (`a/b/data.json` becomes `data.a.b`). A directory holding a bundle
+ * `.manifest` gives its files the syntax the manifest says (`rego_version`,
+ * `file_rego_versions`); other files take the command's (`--v0-compatible`).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { SourceFile } from "../pdp/compiler";
+import { regoVersionForFile, type Manifest } from "../pdp/compiler/bundle";
 
 export interface PolicyInputs {
   sources: SourceFile[];
@@ -19,9 +22,20 @@ export function collectPolicyInputs(paths: string[]): PolicyInputs {
     if (!fs.existsSync(root)) throw new Error(`${root}: no such file or directory`);
     const stat = fs.statSync(root);
     const files = stat.isDirectory() ? walk(root) : [root];
+    const manifest = stat.isDirectory() ? readManifest(root) : null;
     for (const file of files) {
       if (file.endsWith(".rego")) {
-        sources.push({ file, source: fs.readFileSync(file, "utf8") });
+        const source: SourceFile = { file, source: fs.readFileSync(file, "utf8") };
+        if (manifest) {
+          const rel = path.relative(root, file).split(path.sep).join("/");
+          try {
+            const version = regoVersionForFile(manifest, rel);
+            if (version) source.regoVersion = version;
+          } catch (err) {
+            throw new Error(`${path.join(root, ".manifest")}: ${(err as Error).message}`);
+          }
+        }
+        sources.push(source);
       } else if (path.basename(file) === "data.json") {
         const rel = stat.isDirectory() ? path.relative(root, path.dirname(file)) : "";
         const segments = rel === "" ? [] : rel.split(path.sep);
@@ -71,3 +85,22 @@ function mergeAt(target: Record<string, unknown>, segments: string[], value: unk
     } else node[k] = v;
   }
 }
+
+/** The bundle manifest at the root of a directory, if any (only what decides syntax is read). */
+function readManifest(root: string): Pick<Manifest, "rego_version" | "file_rego_versions"> | null {
+  const file = path.join(root, ".manifest");
+  if (!fs.existsSync(file)) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new Error(`${file}: invalid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`${file}: must be a JSON object`);
+  const { rego_version, file_rego_versions } = parsed as Manifest;
+  if (file_rego_versions !== undefined && (typeof file_rego_versions !== "object" || file_rego_versions === null || Array.isArray(file_rego_versions))) {
+    throw new Error(`${file}: file_rego_versions must be an object`);
+  }
+  return { rego_version, file_rego_versions };
+}
+

@@ -2,13 +2,14 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
-import { one, parseArgs, UsageError } from "../args";
+import { bundleFilePath, writeBundle } from "../../pdp/compiler/bundle";
+import { one, parseArgs, syntaxVersion, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
 
 export async function buildCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: { "-e": "entrypoint", "--entrypoint": "entrypoint", "-o": "output", "--output": "output", "--revision": "revision" },
+    switches: { "--v0-compatible": "v0" },
   });
   const entrypoints = args.values.get("entrypoint") ?? [];
   const output = one(args, "output") ?? "bundle.tar.gz";
@@ -16,7 +17,10 @@ export async function buildCommand(argv: string[]): Promise<number> {
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
 
   const { sources, data } = collectPolicyInputs(args.positionals);
-  const { wasm } = compile(sources, { entrypoints });
+  const regoVersion = syntaxVersion(args);
+  const { wasm } = compile(sources, { entrypoints, regoVersion });
+  // The manifest says which syntax the sources are in, as `opa build` writes it.
+  const fileVersions = Object.fromEntries(sources.filter((s) => (s.regoVersion ?? regoVersion) !== regoVersion).map((s) => [bundleFilePath(s.file), s.regoVersion === "v0" ? 0 : 1]));
   // Every decision names the revision that made it: without --revision, the
   // content itself (policy module and data), so a changed policy never
   // shares a revision with the one before it.
@@ -27,7 +31,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     manifest: {
       revision,
       roots: [""],
-      rego_version: 1,
+      rego_version: regoVersion === "v0" ? 0 : 1,
+      ...(Object.keys(fileVersions).length > 0 ? { file_rego_versions: fileVersions } : {}),
       wasm: entrypoints.map((e) => ({ entrypoint: e, module: "/policy.wasm" })),
     },
     sources: sources.map((s) => ({ path: s.file, content: s.source })),

@@ -12,13 +12,13 @@ import { one, parseArgs, UsageError } from "../args";
 export async function conformanceCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: { "--json": "json", "--min": "min", "--family": "family" },
-    switches: { "-q": "quiet", "--quiet": "quiet" },
+    switches: { "-q": "quiet", "--quiet": "quiet", "--v0-compatible": "v0" },
   });
   if (args.positionals.length !== 1) throw new UsageError("give one directory of conformance cases");
   const families = new Set(args.values.get("family") ?? []);
   let cases = loadCases(args.positionals[0]);
   if (families.size > 0) cases = cases.filter((c) => families.has(c.family));
-  const report = await runCases(cases);
+  const report = await runCases(cases, undefined, args.switches.has("v0") ? "v0" : "v1");
 
   if (!args.switches.has("quiet")) {
     for (const r of report.cases.filter((c) => !c.passed)) console.log(`FAIL ${r.file}: ${r.note}: ${r.reason.slice(0, 400)}`);

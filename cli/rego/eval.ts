@@ -1,32 +1,49 @@
-/** `rego eval`: evaluate a bundle's entrypoint through @open-policy-agent/opa-wasm and print the result set. */
+/**
+ * `rego eval`: evaluate an entrypoint through @open-policy-agent/opa-wasm and
+ * print the result set: of a built bundle (`-b`), or of Rego sources compiled
+ * on the spot (`-p FILE|DIR`, repeatable; `--v0-compatible` for v0 syntax).
+ */
 import * as fs from "node:fs";
+import { compile } from "../../pdp/compiler";
 import { loadSizedPolicy, readBundle } from "../../pdp/compiler/bundle";
-import { maxMemoryPages, one, parseArgs, UsageError } from "../args";
+import { maxMemoryPages, one, parseArgs, syntaxVersion, UsageError } from "../args";
+import { collectPolicyInputs } from "../files";
 
 export async function evalCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "-b": "bundle", "--bundle": "bundle", "-i": "input", "--input": "input", "-d": "data", "--data": "data", "--max-memory-pages": "maxMemoryPages" },
+    values: {
+      "-b": "bundle", "--bundle": "bundle", "-p": "policy", "--policy": "policy",
+      "-i": "input", "--input": "input", "-d": "data", "--data": "data", "--max-memory-pages": "maxMemoryPages",
+    },
+    switches: { "--v0-compatible": "v0" },
   });
   const bundlePath = one(args, "bundle");
-  if (!bundlePath) throw new UsageError("-b <bundle.tar.gz> is required");
+  const policyPaths = args.values.get("policy") ?? [];
+  if (!bundlePath === (policyPaths.length === 0)) throw new UsageError("give either -b <bundle.tar.gz> or -p <policy file or dir> (repeatable)");
   if (args.positionals.length !== 1) throw new UsageError("exactly one entrypoint (pkg/rule) is required");
   const entrypoint = args.positionals[0].replace(/^data\./, "").replace(/\./g, "/");
 
-  const bundle = readBundle(fs.readFileSync(bundlePath));
+  const built = bundlePath ? readBundle(fs.readFileSync(bundlePath)) : compileSources(policyPaths, entrypoint, syntaxVersion(args));
   const dataPath = one(args, "data");
-  const data = dataPath ? readJson(dataPath) : bundle.data;
+  const data = dataPath ? readJson(dataPath) : built.data;
   const inputPath = one(args, "input");
   // Raw text, so the module parses the input itself (no falsy-input quirk in the SDK).
   const input = inputPath ? toArrayBuffer(fs.readFileSync(inputPath)) : undefined;
   if (inputPath) readJson(inputPath); // validate first: bad input is a clear error, not an abort
 
   // Memory sized from what the module and its data need (bundle/memory.ts).
-  const policy = await loadSizedPolicy(bundle.wasm, data, { maxPages: maxMemoryPages(args) });
+  const policy = await loadSizedPolicy(built.wasm, data, { maxPages: maxMemoryPages(args) });
   if (!(entrypoint in policy.entrypoints)) {
     throw new Error(`entrypoint ${entrypoint} is not in the bundle (has: ${Object.keys(policy.entrypoints).join(", ")})`);
   }
   console.log(JSON.stringify(policy.evaluate(input, entrypoint), null, 2));
   return 0;
+}
+
+/** The sources (and their data.json files) compiled with the entrypoint, as `rego build` would. */
+function compileSources(paths: string[], entrypoint: string, regoVersion: "v0" | "v1"): { wasm: Uint8Array; data: unknown } {
+  const { sources, data } = collectPolicyInputs(paths);
+  return { wasm: compile(sources, { entrypoints: [entrypoint], regoVersion }).wasm, data };
 }
 
 function readJson(file: string): unknown {

@@ -8,7 +8,7 @@ import type { Module, Rule } from "../../pdp/compiler/ast";
 import { compile } from "../../pdp/compiler";
 import { loadSizedPolicy } from "../../pdp/compiler/bundle";
 import { parseModule } from "../../pdp/compiler/parse";
-import { maxMemoryPages, parseArgs, UsageError } from "../args";
+import { maxMemoryPages, parseArgs, syntaxVersion, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
 
 interface TestRule {
@@ -19,19 +19,20 @@ interface TestRule {
 }
 
 export async function testCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { switches: { "-v": "verbose", "--verbose": "verbose" }, values: { "--max-memory-pages": "maxMemoryPages" } });
+  const args = parseArgs(argv, { switches: { "-v": "verbose", "--verbose": "verbose", "--v0-compatible": "v0" }, values: { "--max-memory-pages": "maxMemoryPages" } });
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
   const { sources, data } = collectPolicyInputs(args.positionals);
 
   // Parse once to find the test rules, then compile with each as an entrypoint.
-  const probe = sources.map((s) => parseModule(s.source, s.file));
+  const regoVersion = syntaxVersion(args);
+  const probe = sources.map((s) => parseModule(s.source, s.file, undefined, s.regoVersion ?? regoVersion));
   const tests = findTests(probe);
   const skipped = countTodo(probe);
   if (tests.length === 0) {
     console.log(`0 passed, 0 failed${skipped ? `, ${skipped} skipped` : ""}`);
     return 0;
   }
-  const { wasm } = compile(sources, { entrypoints: tests.map((t) => t.entrypoint) });
+  const { wasm } = compile(sources, { entrypoints: tests.map((t) => t.entrypoint), regoVersion });
   const policy = await loadSizedPolicy(wasm, data, { maxPages: maxMemoryPages(args) });
 
   let passed = 0;

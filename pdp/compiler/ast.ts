@@ -184,9 +184,17 @@ export interface Annotations {
   loc: Location;
 }
 
+/**
+ * The Rego syntax a module was parsed with (OPA's RegoVersion): `v1`; `v0`
+ * (OPA 1.x `--v0-compatible`, a bundle's `rego_version: 0`); or `v0v1`, a v0
+ * file that imports `rego.v1` and so must also satisfy v1's rules.
+ */
+export type RegoVersion = "v0" | "v0v1" | "v1";
+
 export interface Module {
   file: string;
   source: string;
+  regoVersion: RegoVersion;
   package: Package;
   imports: Import[];
   rules: Rule[];

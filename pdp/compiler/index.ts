@@ -12,16 +12,19 @@ import type { Body, Module } from "./ast";
 import { Catalogue, type HostBuiltinDecl } from "./builtins";
 import { check } from "./check";
 import { link } from "./emit/link";
-import { parseModule, parseQuery } from "./parse";
+import { parseModule, parseQuery, type SyntaxVersion } from "./parse";
 import { plan } from "./plan";
 import type { Policy } from "./plan/ir";
 
 export interface SourceFile {
   file: string;
   source: string;
+  /** This file's syntax when it differs from the compilation's (a bundle's `file_rego_versions`). */
+  regoVersion?: SyntaxVersion;
 }
 
 export type { HostBuiltinDecl } from "./builtins";
+export type { SyntaxVersion } from "./parse";
 
 /** A rule or package path (`authz/allow`), or a named query compiled as its own entrypoint. */
 export type EntrypointSpec = string | { name: string; query: string };
@@ -37,6 +40,12 @@ export interface CompileOptions {
    * the names it uses in its `builtins` export. Catalogue names are refused.
    */
   hostBuiltins?: HostBuiltinDecl[];
+  /**
+   * The syntax of files that do not say (SourceFile.regoVersion): "v1" by
+   * default, "v0" as OPA 1.x's `--v0-compatible`. Also the syntax of query
+   * entrypoints. A v0 file importing `rego.v1` follows v1's rules too.
+   */
+  regoVersion?: SyntaxVersion;
 }
 
 export interface CompileResult {
@@ -47,21 +56,22 @@ export interface CompileResult {
 
 export function compile(sources: SourceFile[], options: CompileOptions): CompileResult {
   const builtins = new Catalogue(options.hostBuiltins);
-  const modules = sources.map((s) => parseModule(s.source, s.file, builtins));
+  const version = options.regoVersion ?? "v1";
+  const modules = sources.map((s) => parseModule(s.source, s.file, builtins, s.regoVersion ?? version));
   const program = check(modules, builtins);
-  const entrypoints = options.entrypoints.map(toEntrypoint);
+  const entrypoints = options.entrypoints.map((spec) => toEntrypoint(spec, version));
   const policy = plan(program, entrypoints);
   const wasm = link(policy, options.runtimeWasm ?? loadRuntimeWasm());
   return { modules, policy, wasm };
 }
 
-function toEntrypoint(spec: EntrypointSpec): { name: string; path?: string[]; query?: Body } {
+function toEntrypoint(spec: EntrypointSpec, version: SyntaxVersion): { name: string; path?: string[]; query?: Body } {
   if (typeof spec === "string") {
     const name = spec.replace(/^data\//, "").replace(/^\/+/, "");
     const pathParts = name === "" || name === "data" ? [] : name.split("/");
     return { name, path: pathParts };
   }
-  return { name: spec.name, query: parseQuery(spec.query, `<entrypoint ${spec.name}>`) };
+  return { name: spec.name, query: parseQuery(spec.query, `<entrypoint ${spec.name}>`, version) };
 }
 
 let cachedRuntime: Uint8Array | undefined;

@@ -32,7 +32,10 @@ export interface WasmResolver {
 export interface Manifest {
   revision: string;
   roots: string[];
+  /** 0 (v0 syntax) or 1; absent: the reader's default. */
   rego_version?: number;
+  /** Per-file syntax: glob pattern over the file's bundle path -> 0 or 1 (bundle/rego-version.ts). */
+  file_rego_versions?: Record<string, number>;
   wasm?: WasmResolver[];
   metadata?: Record<string, unknown>;
 }
@@ -67,7 +70,7 @@ export function writeBundle(input: BundleInput): Buffer {
   const entries: TarEntry[] = [{ name: "/data.json", data: utf8.encode(JSON.stringify(input.data)) }];
   const seen = new Set(["/data.json", "/policy.wasm", "/.manifest"]);
   for (const s of input.sources) {
-    const name = normalise(s.path.replace(/^(\.\.\/)+/, ""));
+    const name = bundleFilePath(s.path);
     if (seen.has(name)) throw new BundleError(`two files would be stored as ${name}`);
     seen.add(name);
     entries.push({ name, data: utf8.encode(s.content) });
@@ -109,6 +112,11 @@ export function readBundle(buf: Uint8Array): Bundle {
   manifest.revision ??= "";
   manifest.roots ??= [""];
   return { wasm, data: mergeData(files), manifest, files };
+}
+
+/** Where writeBundle stores a source file: `./a/b.rego`, `../a/b.rego` -> `/a/b.rego`. */
+export function bundleFilePath(file: string): string {
+  return normalise(file.replace(/^(\.\.\/)+/, ""));
 }
 
 /** `/a/./b.rego`, `a/b.rego`, `//a/b.rego` -> `/a/b.rego`; `..` is refused. */
@@ -178,7 +186,10 @@ function checkManifest(m: unknown): asserts m is Manifest {
   if (m.roots !== undefined && !(Array.isArray(m.roots) && m.roots.every((r) => typeof r === "string"))) {
     throw new BundleError(".manifest: roots must be an array of strings");
   }
-  if (m.rego_version !== undefined && typeof m.rego_version !== "number") throw new BundleError(".manifest: rego_version must be a number");
+  if (m.rego_version !== undefined && m.rego_version !== 0 && m.rego_version !== 1) throw new BundleError(".manifest: rego_version must be 0 or 1");
+  if (m.file_rego_versions !== undefined && !(isObject(m.file_rego_versions) && Object.values(m.file_rego_versions).every((v) => v === 0 || v === 1))) {
+    throw new BundleError(".manifest: file_rego_versions must map file patterns to 0 or 1");
+  }
   if (m.wasm !== undefined) {
     if (!Array.isArray(m.wasm)) throw new BundleError(".manifest: wasm must be an array");
     for (const w of m.wasm) {

@@ -41,7 +41,7 @@ export function check(parsed: Module[], builtins: Catalogue = DEFAULT_CATALOGUE)
   for (const r of raw) {
     let g = globals.get(r.module);
     if (!g) globals.set(r.module, (g = packageGlobals(r.module, modules)));
-    const env: ResolveEnv = { program, globals: g, counter, written, errors };
+    const env: ResolveEnv = { program, globals: g, counter, written, errors, regoVersion: r.module.regoVersion };
     const checked = checkRule(env, r);
     if (r.rule.default) r.node.defaultRule = checked;
     else r.node.rules.push(checked);

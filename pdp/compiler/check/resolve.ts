@@ -12,7 +12,7 @@
  * Plain (unification-bound) vars keep their names: within a rule a name is one
  * variable, shared by closures that mention it.
  */
-import type { Body, CallTerm, Expr, Location, RefTerm, Term, VarTerm, With } from "../ast";
+import type { Body, CallTerm, Expr, Location, RefTerm, RegoVersion, Term, VarTerm, With } from "../ast";
 import { CompileError } from "../errors";
 import type { CheckedWith, Program, RuleNode } from "./program";
 import { findNode } from "./program";
@@ -47,7 +47,21 @@ export interface ResolveEnv {
   /** Each declared var's fresh name -> the name written, so errors can say `k`, not `__local0__`. */
   written: Map<string, string>;
   errors: CompileError[];
+  /** The syntax of the module being resolved: v0 modules still call OPA's deprecated builtins. */
+  regoVersion?: RegoVersion;
 }
+
+/**
+ * OPA's deprecated builtins that v0 modules may still call (OPA 1.x offers
+ * them only to v0; v1 capabilities drop them, so in v1 and v0v1 modules they
+ * stay undefined functions), each mapped to the builtin OPA registers the
+ * same implementation for. Deprecated builtins without such an exact twin
+ * (set_diff, any, all, cast_*) are not offered.
+ */
+const V0_DEPRECATED_BUILTINS: ReadonlyMap<string, string> = new Map([
+  ["re_match", "regex.match"],
+  ["net.cidr_overlap", "net.cidr_contains"],
+]);
 
 export function resolveBody(env: ResolveEnv, body: Body, parent: Scope): { body: Body; scope: Scope } {
   // Declarations take effect from their expression on (OPA's order): a
@@ -224,7 +238,7 @@ function resolveOp(env: ResolveEnv, op: RefTerm, scope: Scope): RefTerm {
 }
 
 function resolveCall(env: ResolveEnv, t: CallTerm, scope: Scope): Term {
-  const op = resolveOp(env, t.op, scope);
+  let op = resolveOp(env, t.op, scope);
   const args = t.args.map((x) => resolveTerm(env, x, scope));
   const path = dataPath(op);
   if (path) {
@@ -234,7 +248,13 @@ function resolveCall(env: ResolveEnv, t: CallTerm, scope: Scope): Term {
     } else checkArity(env, `data.${path.join(".")}`, node.arity, args.length, t.loc);
     return { ...t, op, args };
   }
-  const name = dottedName(op);
+  const written = dottedName(op);
+  const twin = env.regoVersion === "v0" && written !== null ? V0_DEPRECATED_BUILTINS.get(written) : undefined;
+  if (twin) {
+    const [head, ...rest] = twin.split(".");
+    op = { ...op, terms: [{ type: "var", name: head, loc: op.loc }, ...rest.map((value): Term => ({ type: "string", value, loc: op.loc }))] };
+  }
+  const name = twin ?? written;
   if (name === null || !(SPECIAL_CALLS.has(name) || env.program.builtins.lookup(name) || name === "eq" || name === "assign")) {
     env.errors.push(new CompileError("rego_type_error", `undefined function ${name ?? "call"}`, t.loc));
     return { ...t, op, args };

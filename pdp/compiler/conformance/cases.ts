@@ -31,6 +31,11 @@ export function conformanceCasesDir(): string {
   return path.join(packageRoot(), "..", "shared", "rego-conformance", "cases");
 }
 
+/** OPA's v0 variant of the same directories (`shared/rego-conformance-v0/cases`), run with `--v0-compatible`. */
+export function conformanceV0CasesDir(): string {
+  return path.join(packageRoot(), "..", "shared", "rego-conformance-v0", "cases");
+}
+
 /** One family's directory (`aggregates`, `jsonpatch`, ...) under conformanceCasesDir(). */
 export function conformanceFamilyDir(family: string): string {
   return path.join(conformanceCasesDir(), "v1", "test", "cases", "testdata", "v1", family);

@@ -14,7 +14,7 @@
  *   code, and with want_error in the message when given.
  * Like OPA's harness, the runner hosts `test.sleep` (harness-builtins.ts).
  */
-import { compile } from "..";
+import { compile, type SyntaxVersion } from "..";
 import { loadSizedPolicy } from "../bundle/memory";
 import { EvaluationClock } from "../host-builtins";
 import { CompileError, CompileErrors } from "../errors";
@@ -33,7 +33,8 @@ export interface CaseResult {
 
 const QUERY_ENTRYPOINT = "conformance/query";
 
-export async function runCase(c: ConformanceCase, runtimeWasm?: Uint8Array): Promise<CaseResult> {
+/** `regoVersion` "v0" runs a case as OPA 1.x's `--v0-compatible` does (OPA's v0 corpus). */
+export async function runCase(c: ConformanceCase, runtimeWasm?: Uint8Array, regoVersion: SyntaxVersion = "v1"): Promise<CaseResult> {
   const result = (passed: boolean, reason = ""): CaseResult => ({ file: c.file, family: c.family, note: c.note, passed, reason });
   // A wanted result comes first; a strict-mode-only error cannot happen in
   // Wasm (the call is undefined instead), so without one it means undefined.
@@ -45,7 +46,7 @@ export async function runCase(c: ConformanceCase, runtimeWasm?: Uint8Array): Pro
     const sources = c.modules.map((source, i) => ({ file: `${c.note}/module${i}.rego`, source }));
     const entrypoints = [{ name: QUERY_ENTRYPOINT, query: c.query }];
     // OPA's test harness registers `test.sleep`; so does this host.
-    const { wasm } = compile(sources, { entrypoints, runtimeWasm, hostBuiltins: HARNESS_BUILTINS });
+    const { wasm } = compile(sources, { entrypoints, runtimeWasm, hostBuiltins: HARNESS_BUILTINS, regoVersion });
     const clock = new EvaluationClock();
     const policy = await loadSizedPolicy(wasm, c.data ?? {}, { builtins: { ...clock.builtins(), ...harnessBuiltins() } });
     clock.tick();
@@ -94,9 +95,9 @@ export interface ConformanceReport {
   cases: CaseResult[];
 }
 
-export async function runCases(cases: ConformanceCase[], runtimeWasm?: Uint8Array): Promise<ConformanceReport> {
+export async function runCases(cases: ConformanceCase[], runtimeWasm?: Uint8Array, regoVersion: SyntaxVersion = "v1"): Promise<ConformanceReport> {
   const results: CaseResult[] = [];
-  for (const c of cases) results.push(await runCase(c, runtimeWasm));
+  for (const c of cases) results.push(await runCase(c, runtimeWasm, regoVersion));
   const passed = results.filter((r) => r.passed).length;
   return { total: results.length, passed, failed: results.length - passed, skipped: 0, cases: results };
 }

@@ -1,5 +1,5 @@
 /**
- * The Rego v1 parser, stage `parse/` of the compiler: source text to the AST
+ * The Rego parser (v1, and v0 as OPA 1.x's `--v0-compatible`), stage `parse/` of the compiler: source text to the AST
  * of `../ast.ts`, following OPA's parser (v1/ast/parser.go, parser_ext.go)
  * production by production so that what OPA accepts, and how it groups it,
  * carries over. Syntax errors throw `CompileErrors` with code
@@ -12,20 +12,27 @@ import { lex, type Comment } from "./lexer";
 import { assembleModule } from "./module";
 import { StatementParser } from "./statements";
 
-/** Parses a whole module; `builtins` decides which bare calls are builtin names (not rules). */
-export function parseModule(source: string, file: string, builtins: Catalogue = DEFAULT_CATALOGUE): Module {
+/** The syntax a caller asks for: v1 (OPA 1.x's default) or v0 (`--v0-compatible`, a bundle's `rego_version: 0`). */
+export type SyntaxVersion = "v0" | "v1";
+
+/**
+ * Parses a whole module; `builtins` decides which bare calls are builtin
+ * names (not rules). `version` is the file's syntax unless the file itself
+ * imports `rego.v1` (StatementParser decides, once per file).
+ */
+export function parseModule(source: string, file: string, builtins: Catalogue = DEFAULT_CATALOGUE, version: SyntaxVersion = "v1"): Module {
   const comments: Comment[] = [];
-  const parser = new StatementParser(lex(source, file, comments), file);
+  const parser = new StatementParser(lex(source, file, comments), file, version);
   const stmts = parser.parseStatements(false);
-  return assembleModule(file, source, stmts, parser.meta, builtins, comments);
+  return assembleModule(file, source, stmts, parser.meta, builtins, comments, parser.regoVersion);
 }
 
 /**
  * Parses a query: expressions separated by `;` or newlines (OPA's ParseBody,
  * which reads statements without trying rules and concatenates the bodies).
  */
-export function parseQuery(source: string, file: string): Body {
-  const stmts = new StatementParser(lex(source, file), file).parseStatements(true);
+export function parseQuery(source: string, file: string, version: SyntaxVersion = "v1"): Body {
+  const stmts = new StatementParser(lex(source, file), file, version).parseStatements(true);
   const body: Body = [];
   for (const stmt of stmts) {
     if (stmt.kind !== "body") {

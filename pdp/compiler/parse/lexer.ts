@@ -15,6 +15,13 @@
 import type { Location } from "../ast";
 import { CompileError, CompileErrors, type CompileErrorCode } from "../errors";
 
+/**
+ * The keywords Rego v0 only has once imported (`import future.keywords[.kw]`
+ * or `import rego.v1`); before that they are identifiers (OPA's
+ * futureKeywordsV0).
+ */
+export const FUTURE_KEYWORDS_V0: readonly string[] = ["in", "every", "contains", "if"];
+
 /** Rego v1 keywords (OPA's default keywords plus the former future keywords). */
 export const KEYWORDS: ReadonlySet<string> = new Set([
   "package", "import", "as", "default", "else", "not", "some", "with",

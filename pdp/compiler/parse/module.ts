@@ -5,7 +5,7 @@
  * (`if` required before bodies, `contains` for partial sets, a value or a body,
  * no keyword as a rule name).
  */
-import type { Expr, Import, Location, Module, Package, Rule, RuleHead, Term } from "../ast";
+import type { Expr, Import, Location, Module, Package, RegoVersion, Rule, RuleHead, Term } from "../ast";
 import type { Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
 import { parseAnnotations, type AnnotatableNode } from "./annotations";
@@ -21,6 +21,7 @@ export function assembleModule(
   meta: Map<Rule, RuleMeta>,
   builtins: Catalogue,
   comments: Comment[],
+  regoVersion: RegoVersion,
 ): Module {
   const errors: CompileError[] = [];
   const fail = (loc: Location, message: string): void => {
@@ -63,13 +64,16 @@ export function assembleModule(
       }
     }
   }
-  for (const rule of rules) {
-    for (let r: Rule | null = rule; r; r = r.else) checkRegoV1(r, meta.get(r), fail);
+  // v0 files skip v1's rule checks, unless they import rego.v1 (v0v1).
+  if (regoVersion !== "v0") {
+    for (const rule of rules) {
+      for (let r: Rule | null = rule; r; r = r.else) checkRegoV1(r, meta.get(r), fail);
+    }
   }
   if (errors.length || !pkg) throw new CompileErrors(errors);
   const annotations = parseAnnotations(file, comments, nodes, errors);
   if (errors.length) throw new CompileErrors(errors);
-  return { file, source, package: pkg, imports, rules, annotations };
+  return { file, source, regoVersion, package: pkg, imports, rules, annotations };
 }
 
 function statementLoc(stmt: Statement): Location {

@@ -3,10 +3,10 @@
  * an import, a rule, then a query, keeping the first that parses. Queries
  * found in a module are bare rules (`p := 1`); `module.ts` converts them.
  */
-import type { Body, Import, Location, Package, RefTerm, Rule } from "../ast";
+import type { Body, Import, Location, Package, RefTerm, RegoVersion, Rule } from "../ast";
 import { CompileError, CompileErrors } from "../errors";
 import { valueName } from "./cursor";
-import { KEYWORDS } from "./lexer";
+import { FUTURE_KEYWORDS_V0, KEYWORDS, type Token, type TokenKind } from "./lexer";
 import { RuleParser } from "./rules";
 
 export type Statement =
@@ -19,6 +19,42 @@ const IMPORT_ROOTS = new Set(["data", "input", "future", "rego"]);
 const FUTURE_KEYWORDS = ["contains", "every", "if", "in", "not"];
 
 export class StatementParser extends RuleParser {
+  /**
+   * The file's Rego syntax, decided here and nowhere else: the caller's
+   * (v1 by default, v0 under `--v0-compatible` or a bundle's rego_version 0),
+   * turned into `v0v1` by the file's own `import rego.v1`.
+   */
+  regoVersion: RegoVersion;
+
+  constructor(tokens: Token[], file: string, version: "v0" | "v1" = "v1") {
+    super(tokens, file);
+    this.regoVersion = version;
+    // v0: `in`, `every`, `contains` and `if` are identifiers until imported.
+    if (version === "v0") this.setKeywords(FUTURE_KEYWORDS_V0, false);
+  }
+
+  /**
+   * From the current token on, `words` scan as keywords (`on`) or as
+   * identifiers: what OPA's scanner AddKeyword does when an import is read,
+   * done on the token array (the lexer ran ahead of the parser).
+   */
+  private setKeywords(words: readonly string[], on: boolean): void {
+    for (let i = this.pos; i < this.tokens.length; i++) {
+      const t = this.tokens[i];
+      if (on && t.kind === "ident" && words.includes(t.text)) t.kind = t.text as TokenKind;
+      else if (!on && words.includes(t.kind)) t.kind = "ident";
+    }
+  }
+
+  /** Imports `words` as OPA's scanner does: importing `every` imports `in` too. */
+  private importKeywords(words: readonly string[]): void {
+    this.setKeywords(words.includes("every") && !words.includes("in") ? [...words, "in"] : words, true);
+  }
+
+  /** OPA's IsKeywordInRegoVersion: v0's keywords exclude the future ones, even once imported. */
+  private isVersionKeyword(name: string): boolean {
+    return KEYWORDS.has(name) && (this.regoVersion === "v1" || !FUTURE_KEYWORDS_V0.includes(name));
+  }
   /** All statements of the source; throws the parse errors, if any. */
   parseStatements(skipRules: boolean): Statement[] {
     const out: Statement[] = [];
@@ -140,7 +176,7 @@ export class StatementParser extends RuleParser {
     } else {
       const last = path.terms[path.terms.length - 1];
       const lastName = last.type === "var" ? last.name : last.type === "string" ? last.value : "";
-      if (rootName !== "future" && KEYWORDS.has(lastName)) {
+      if (rootName !== "future" && this.isVersionKeyword(lastName)) {
         this.error(last.loc, `unexpected import path, must not end with a keyword, got: ${lastName}`);
       }
     }
@@ -148,12 +184,21 @@ export class StatementParser extends RuleParser {
     return { path, alias, loc };
   }
 
-  /** `future.keywords[.kw]` and `rego.v1` are the only imports of their roots (no-ops in v1). */
+  /**
+   * `future.keywords[.kw]` and `rego.v1` are the only imports of their roots.
+   * In v1 they are no-ops (but `future.keywords.not`); in v0 they make their
+   * keywords keywords from here on, and `rego.v1` puts the file under v1's
+   * rules as well (OPA's RegoV0CompatV1).
+   */
   private checkSpecialImport(root: string, path: RefTerm, alias: string | null, loc: Location): void {
     const segs = path.terms.slice(1).map((t) => (t.type === "string" ? t.value : ""));
     if (root === "rego") {
       if (segs.length !== 1 || segs[0] !== "v1") this.error(path.loc, `invalid import \`${renderPath(root, segs)}\`, must be \`rego.v1\``);
       else if (alias) this.error(loc, "`rego` imports cannot be aliased");
+      else if (this.regoVersion !== "v1") {
+        this.regoVersion = "v0v1";
+        this.importKeywords(FUTURE_KEYWORDS_V0);
+      }
     } else if (root === "future") {
       if (segs[0] !== "keywords" || segs.length > 2) {
         this.error(path.loc, "invalid import, must be `future.keywords`");
@@ -161,9 +206,10 @@ export class StatementParser extends RuleParser {
         this.error(path.loc, `unexpected keyword, must be one of [${FUTURE_KEYWORDS.join(" ")}]`);
       } else if (alias) {
         this.error(loc, "`future` imports cannot be aliased");
-      } else if (segs.length === 1 || segs[1] === "not") {
-        // The other keywords are no-ops in v1; `not` enables `not { ... }` bodies.
-        this.notBodies = true;
+      } else {
+        if (this.regoVersion !== "v1") this.importKeywords(segs.length === 1 ? FUTURE_KEYWORDS_V0 : FUTURE_KEYWORDS_V0.filter((k) => k === segs[1]));
+        // `not` enables `not { ... }` bodies.
+        if (segs.length === 1 || segs[1] === "not") this.notBodies = true;
       }
     }
   }
