@@ -22,7 +22,7 @@ import { act } from "./middleware/act";
 import { clientAddressResolver } from "./middleware/client-address";
 import { authenticate } from "./middleware/authenticate";
 import { countTraffic } from "./middleware/count-traffic";
-import { decide } from "./middleware/decide";
+import { decide, requestCounter } from "./middleware/decide";
 import { notFound, problemHandler } from "./middleware/errors";
 import { guardBody, readBody } from "./middleware/guard-body";
 import { guardParams } from "./middleware/guard-params";
@@ -77,6 +77,8 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const authn = authenticate(deps, stores);
   const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const limiter = rateLimit(deps.rateLimits, stores);
+  const requestIds = requestCounter();
+  const routesById = new Map(routes.map((r) => [r.id, r]));
 
   // Unmatched requests: logged and rate-limited by client address (route probing spends a budget too).
   const unmatched = compose([log(), limiter, notFound]);
@@ -100,8 +102,8 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
       body,
       guardBody(record),
       limiter,
-      decide(record, handler, deps),
-      act(record, handler, deps),
+      decide(record, handler, deps, requestIds),
+      act(record, handler, deps, routesById),
       project,
     ];
     const method = record.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";

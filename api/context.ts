@@ -7,6 +7,7 @@
 import { newDecisionId } from "../pdp/decision-id";
 import type { Response } from "express";
 import type { Actor, RecordedDecision } from "../pdp/types";
+import type { QueryValues } from "./middleware/guard-params";
 import type { Problem } from "./problems";
 import type { RouteRecord } from "./registry/types";
 import type { VersionRecord } from "./versions";
@@ -14,6 +15,8 @@ import type { VersionRecord } from "./versions";
 /** The result of the act step, before projection. */
 export interface ActResult {
   status: number;
+  /** Response headers the operation decides (e.g. Location of a created job); the project step sets them. */
+  headers?: Record<string, string>;
   /**
    * One public view, a list of them, a body that is not cut by fields (openapi, metrics), or a view
    * whose `rows` member is answered as CSV (text/csv) after the cut.
@@ -41,6 +44,10 @@ export interface RequestState {
   mediaType?: string;
   /** Query parameter names present. */
   params: string[];
+  /** Validated query values (guard params); empty when none were sent. */
+  query: QueryValues;
+  /** The parsed JSON body (guard body), before the act step keeps only the decision's write fields; empty when none was sent. */
+  body: Record<string, unknown>;
   /** Body field names submitted (top level, plus protected names found anywhere). */
   submitted: string[];
   /** Resource attributes for the decision (tenant/owner looked up within the actor's tenant). */
@@ -74,6 +81,8 @@ export function initState(res: Response, address: string, client: string): Reque
     address,
     actor: ANONYMOUS,
     params: [],
+    query: {},
+    body: {},
     submitted: [],
     resource: {},
   };

@@ -8,18 +8,17 @@ import type { NextFunction, Request, Response } from "express";
 import { DbInputError, ScopeError, toScope } from "../../db";
 import { stateOf } from "../context";
 import type { ApiDeps } from "../deps";
-import type { QueryValues } from "./guard-params";
 import { Problem } from "../problems";
 import type { RouteRecord } from "../registry/types";
 import type { RouteHandler } from "../routes/types";
 import { validateBody } from "../validate";
 
-export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps) {
+export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, routes: ReadonlyMap<string, RouteRecord>) {
   return function act(req: Request, res: Response, next: NextFunction): void {
     const state = stateOf(res);
     const decision = state.decision;
     if (!decision?.allow) throw new Error("act without an allowing decision");
-    const received = (res.locals.body ?? {}) as Record<string, unknown>;
+    const received = state.body;
     if (record.body) {
       const error = validateBody(record.body, received);
       if (error) throw new Problem("invalid_body", { detail: error });
@@ -38,9 +37,10 @@ export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps) {
           if (!scope) throw new Error(`${record.id}: the decision carries no tenant scope to query through`);
           return scope;
         },
-        query: (res.locals.query ?? {}) as QueryValues,
+        query: state.query,
         body,
         id: state.resource.id,
+        routes,
       });
       if (state.resource.id !== undefined) state.scopeFound = true;
     } catch (err) {

@@ -15,13 +15,18 @@ import { problemForDecision } from "../problems";
 import type { RouteRecord } from "../registry/types";
 import type { RouteHandler } from "../routes/types";
 
-let requestCounter = 0;
+/** The app's request counter (OPA's `req_id` in the decision log): one per app, so two apps in a process never share a sequence. */
+export type RequestCounter = () => number;
 
-export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps) {
+export function requestCounter(): RequestCounter {
+  let last = 0;
+  return () => ++last;
+}
+
+export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, nextRequestId: RequestCounter) {
   return function decide(req: Request, res: Response, next: NextFunction): void {
     const state = stateOf(res);
-    const body = (res.locals.body ?? {}) as Record<string, unknown>;
-    const id = record.idParam ? req.params[record.idParam] : record.idField ? body[record.idField] : undefined;
+    const id = record.idParam ? req.params[record.idParam] : record.idField ? state.body[record.idField] : undefined;
     if (typeof id === "string") {
       state.resource.id = id;
       // Only an actor with a tenant can have rows located for it (anonymous callers are 401 anyway).
@@ -36,7 +41,7 @@ export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps
       params: state.params,
     };
     // The request's id (already in the Decision-Id header) becomes the decision's: one id per request.
-    const decision = deps.pdp.decide(input, { requestedBy: state.client, reqId: ++requestCounter, decisionId: state.decisionId });
+    const decision = deps.pdp.decide(input, { requestedBy: state.client, reqId: nextRequestId(), decisionId: state.decisionId });
     state.decision = decision;
     if (decision.decisionId !== state.decisionId) {
       state.decisionId = decision.decisionId;

@@ -50,7 +50,6 @@ export function guardBody(record: RouteRecord) {
     const state = stateOf(res);
     const raw: unknown = req.body;
     const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
-    res.locals.body = {};
     if (bytes.length === 0) {
       // No body: fine for every route; required fields are checked after the decision.
       return next();
@@ -73,7 +72,7 @@ export function guardBody(record: RouteRecord) {
     const submitted = new Set(Object.keys(body));
     const issue = inspect(body, submitted, 0);
     state.submitted = [...submitted];
-    res.locals.body = body;
+    state.body = body;
     if (issue) return refuse(issue);
     // Field names of a body sent to a route without one still go to the policy (403 field_not_writable, the
     // one answer for protected fields); an empty object is harmless.

@@ -33,7 +33,6 @@ export function guardParams(record: RouteRecord) {
     const q = req.originalUrl.indexOf("?");
     if (q === -1) {
       // No query string (most requests): no names, no values, nothing to parse.
-      res.locals.query = {};
       return next();
     }
     const search = new URLSearchParams(req.originalUrl.slice(q + 1));
@@ -55,7 +54,7 @@ export function guardParams(record: RouteRecord) {
       if (error) return refuse(new Problem("invalid_param", { detail: `query parameter ${JSON.stringify(name)} ${error}`, extensions: { param: name } }));
       values[name] = value;
     }
-    res.locals.query = values;
+    state.query = values;
     next();
 
     function refuse(problem: Problem): void {

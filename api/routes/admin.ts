@@ -46,9 +46,7 @@ const startExport: RouteHandler = {
       rowScope: toScope(rows.scope),
     });
     ctx.deps.exportRunner.enqueue(job);
-    // The result carries no headers; Location is set on the response the project step will send.
-    ctx.req.res?.setHeader("Location", jobLocation(job.id));
-    return { status: 202, body: { one: exportJobView(job) } };
+    return { status: 202, headers: { Location: jobLocation(job.id) }, body: { one: exportJobView(job) } };
   },
 };
 

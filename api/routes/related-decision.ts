@@ -3,21 +3,19 @@
  * what a route reads on the caller's behalf must be something the caller
  * could read through that route (search lists invoices as invoices.list
  * would; an export job reads them as invoices.export would). The route's
- * method, action and resource come from its record, so they cannot drift
- * from what the policy data says. Logged like any other decision.
+ * method, action and resource come from its record in the app's registry,
+ * so they cannot drift from what the policy data says. Logged like any other decision.
  *
  *   const rows = decideAsRoute(ctx, "invoices.list");
  *   if (rows.allow) ... toScope(rows.scope), rows.fields.read
  */
 import type { RecordedDecision } from "../../pdp/types";
-import { ROUTES } from "../registry/routes";
 import type { ActContext } from "./types";
 
-const byId = new Map(ROUTES.map((r) => [r.id, r]));
-
 export function decideAsRoute(ctx: ActContext, routeId: string): RecordedDecision {
-  const record = byId.get(routeId);
-  // A handler naming a route the registry lacks is a programming error, not a request error.
+  // The app's own registry (createApp's routes), never a global one: an app built without the route cannot decide as it.
+  const record = ctx.routes.get(routeId);
+  // A handler naming a route the registry lacks is a programming error, not a request error (500, nothing read).
   if (!record) throw new Error(`no registry record for route ${routeId}`);
   return ctx.deps.pdp.decide(
     {

@@ -7,6 +7,7 @@
 import type { Request } from "express";
 import type { ActResult, RequestState } from "../context";
 import type { ApiDeps } from "../deps";
+import type { RouteRecord } from "../registry/types";
 import type { QueryValues } from "../middleware/guard-params";
 
 export interface ActContext {
@@ -21,6 +22,8 @@ export interface ActContext {
   body: Record<string, unknown>;
   /** The object id from the path, when the route has one. */
   id?: string;
+  /** The app's registry by route id (decisions as another route: related-decision.ts). */
+  routes: ReadonlyMap<string, RouteRecord>;
 }
 
 export interface RouteHandler {

@@ -11,6 +11,8 @@ import { StartupCheckError } from "../../api/registry/check";
 import { ROUTES } from "../../api/registry/routes";
 import { createPdp } from "../../pdp";
 import { createDecisionLog } from "../../pdp/log";
+import { queryDecisions } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 let h: Harness;
@@ -188,4 +190,27 @@ test("unmatched paths spend a rate-limit budget too", async () => {
   } finally {
     await small.close();
   }
+});
+
+test("each app counts its own requests: the decision log's req_id starts at 1 for a new app in the same process", async () => {
+  const alice = await h.auth("u_alice");
+  await request(h.app).get("/users/me").set(alice);
+  const fresh = createApp(h.deps);
+  const res = await request(fresh).get("/users/me").set(alice);
+  expect(res.status).toBe(200);
+  await h.log.flush();
+  const db = openForRead(path.join(h.dir, "decisions.db"));
+  try {
+    const [entry] = queryDecisions(db, { id: res.headers["decision-id"] });
+    expect(entry.event?.req_id).toBe(1);
+  } finally {
+    db.close();
+  }
+});
+
+test("decisions as another route come from the app's own registry: an app built without invoices.list searches no invoice", async () => {
+  const alice = await h.auth("u_alice");
+  expect((await request(h.app).get("/api/v2/search?q=a").set(alice)).status).toBe(200);
+  const withoutList = createApp(h.deps, { routes: ROUTES.filter((r) => r.id !== "invoices.list") });
+  expectProblem(await request(withoutList).get("/api/v2/search?q=a").set(alice), 500, "internal_error");
 });
