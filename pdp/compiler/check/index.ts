@@ -19,6 +19,7 @@ import { isGenerated } from "./program";
 import { rewriteEqualsBody, rewriteEqualsTerm } from "./equals";
 import { lowerRegoMetadata } from "./metadata";
 import { checkRecursion } from "./recursion";
+import { checkV1Module } from "./v1-module";
 import { resolveBody, resolveTerm, Scope, type ResolveEnv } from "./resolve";
 import { checkHead, reorderBody, reorderHeadTerm, type SafetyEnv } from "./safety";
 import { buildTree, packageGlobals, type RawRule } from "./tree";
@@ -32,6 +33,8 @@ export function check(parsed: Module[], builtins: Catalogue = DEFAULT_CATALOGUE)
   const errors: CompileError[] = [];
   // rego.metadata.* calls become constants first, as OPA rewrites them (metadata.ts).
   const modules = lowerRegoMetadata(parsed, errors);
+  // v1's compile checks; v0 modules skip them (v1-module.ts).
+  for (const m of modules) checkV1Module(m, errors);
   if (errors.length) throw new CompileErrors(errors);
   const { program, raw } = buildTree(modules, builtins, errors);
   if (errors.length) throw new CompileErrors(errors);

@@ -215,7 +215,7 @@ function callsMetadata(rule: Rule): boolean {
   return found;
 }
 
-function walkTerm(t: Term, f: (t: Term) => void): void {
+export function walkTerm(t: Term, f: (t: Term) => void): void {
   f(t);
   switch (t.type) {
     case "ref": t.terms.forEach((x) => walkTerm(x, f)); break;
@@ -227,7 +227,7 @@ function walkTerm(t: Term, f: (t: Term) => void): void {
   }
 }
 
-function walkBody(body: Body, f: (t: Term) => void): void {
+export function walkBody(body: Body, f: (t: Term) => void): void {
   for (const e of body) {
     e.with.forEach((w) => walkTerm(w.value, f));
     if (e.kind === "term") walkTerm(e.term, f);

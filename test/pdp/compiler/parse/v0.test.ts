@@ -115,3 +115,22 @@ p = [s, o, level]`;
     expect(await valueOf('package t\nre_match(a, b) = "mine"\np = re_match(1, 2)')).toBe("mine");
   });
 });
+
+describe("v1's compile checks, skipped for v0 modules", () => {
+  const build = (source: string, regoVersion: "v0" | "v1") => () => compile([{ file: "t.rego", source }], { entrypoints: ["t/p"], regoVersion });
+
+  it("rules, arguments and variables shadowing input or data: allowed in v0, errors in v1 and v0v1", () => {
+    expect(build("package t\ninput = 1\np { true }", "v0")).not.toThrow();
+    expect(build("package t\ninput := 1\np := true", "v1")).toThrow("t.rego:2:1: rego_compile_error: rules must not shadow input (use a different rule name)");
+    expect(build("package t\nf(data) := 1\np := true", "v1")).toThrow("rego_compile_error: args must not shadow data (use a different variable name)");
+    expect(build("package t\np { input := 1; input == 1 }", "v0")).not.toThrow();
+    expect(build("package t\np if { input := 1; input == 1 }", "v1")).toThrow("t.rego:2:8: rego_compile_error: variables must not shadow input (use a different variable name)");
+    expect(build("package t\nimport rego.v1\np if { input := 1; input == 1 }", "v0")).toThrow("rego_compile_error: variables must not shadow input");
+  });
+
+  it("deprecated builtins (any, all): allowed in v0, errors in v1", async () => {
+    expect(await valueOf("package t\np = [any([false, true]), all([true, false])]")).toEqual([true, false]);
+    expect(build("package t\np := any([true])", "v1")).toThrow("t.rego:2:6: rego_type_error: deprecated built-in function calls in expression: any");
+    expect(build("package t\nimport rego.v1\np := all([true])", "v0")).toThrow("rego_type_error: deprecated built-in function calls in expression: all");
+  });
+});
