@@ -34,7 +34,7 @@ beforeAll(async () => {
   const personas = loadMatrix().personas;
   personasBefore = JSON.stringify(personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
   report = await server.run();
-}, 120_000);
+}, 300_000); // a full run: ~40 s alone, minutes when the whole suite shares two cores
 
 afterAll(async () => {
   await server?.close();
