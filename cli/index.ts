@@ -19,29 +19,49 @@ import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
 import { inventoryCommand, INVENTORY_USAGE } from "./inventory";
 import { matrixCommand, MATRIX_USAGE } from "./matrix";
-import { regoCommand } from "./rego";
+import { regoCommand, REGO_USAGES } from "./rego";
 import { serveCommand, SERVE_USAGE } from "./serve";
 import { tokenCommand, TOKEN_USAGE } from "./token";
 import { versionsCommand, VERSIONS_USAGE } from "./versions";
 
-const USAGE = `usage: portcullis <command> [args]
+/** Every command's usage (rego: one line per subcommand), for the command list and `--help`. */
+const USAGES: Record<string, string[]> = {
+  rego: Object.values(REGO_USAGES),
+  decisions: [DECISIONS_USAGE],
+  events: [EVENTS_USAGE],
+  inventory: [INVENTORY_USAGE],
+  matrix: [MATRIX_USAGE],
+  serve: [SERVE_USAGE],
+  token: [TOKEN_USAGE],
+  versions: [VERSIONS_USAGE],
+};
+
+const USAGE = `usage: portcullis <command> [args]   (portcullis <command> --help: that command's usage)
 
 commands:
-  rego build -e <pkg/rule> [-e ...] -o <bundle.tar.gz> <files or dirs>
-  rego eval -b <bundle.tar.gz> [-i input.json] [-d data.json] <pkg/rule>
-  rego test <files or dirs>
-  rego plan -e <pkg/rule> [-e ...] <files or dirs>
-  rego conformance <dir> [--json report.json] [--min 0.8]
-  ${DECISIONS_USAGE}
-  ${EVENTS_USAGE}
-  ${INVENTORY_USAGE}
-  ${MATRIX_USAGE}
-  ${SERVE_USAGE}
-  ${TOKEN_USAGE}
-  ${VERSIONS_USAGE}`;
+${Object.values(USAGES)
+  .flat()
+  .map((line) => `  ${line}`)
+  .join("\n")}`;
+
+/**
+ * `portcullis <command> [subcommand] --help` (or -h anywhere in its
+ * arguments): the usage of that command, or of that rego subcommand;
+ * undefined for an unknown command (an error, as without --help).
+ */
+function helpFor(command: string, rest: string[]): string | undefined {
+  if (!rest.includes("--help") && !rest.includes("-h")) return undefined;
+  const lines = command === "rego" && REGO_USAGES[rest[0]] ? [REGO_USAGES[rest[0]]] : USAGES[command];
+  return lines && `usage:\n${lines.map((line) => `  portcullis ${line}`).join("\n")}`;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const help = command === undefined ? undefined : helpFor(command, rest);
+  if (help !== undefined) {
+    console.log(help);
+    return 0;
+  }
   try {
     switch (command) {
       case "rego":
