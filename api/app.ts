@@ -30,6 +30,7 @@ import { logRequests } from "./middleware/log";
 import { project } from "./middleware/project";
 import { MemoryRateLimitStore, rateLimit, type RateLimitStore } from "./middleware/rate-limit";
 import { resolveRoute } from "./middleware/resolve-route";
+import { markTestRun } from "./middleware/test-run";
 import { openApiDocument } from "./openapi";
 import { checkPolicies, checkRegistry, checkRouter, StartupCheckError } from "./registry/check";
 import { expressPath, ROUTES } from "./registry/routes";
@@ -74,6 +75,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
 
   const stores = options.rateLimitStore ?? new MemoryRateLimitStore();
   const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps), deps.pdp, clientAddressResolver(deps.trustedProxies));
+  const testRun = markTestRun(deps);
   const authn = authenticate(deps, stores);
   const body = readBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const limiter = rateLimit(deps.rateLimits, stores);
@@ -81,7 +83,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const routesById = new Map(routes.map((r) => [r.id, r]));
 
   // Unmatched requests: logged and rate-limited by client address (route probing spends a budget too).
-  const unmatched = compose([log(), limiter, notFound]);
+  const unmatched = compose([log(), testRun, limiter, notFound]);
 
   // Before every route: counts each finished request for the route inventory (inventory/).
   app.use(countTraffic(deps.db));
@@ -96,6 +98,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
     }
     const chain = [
       log(record),
+      testRun,
       authn,
       resolveRoute(record, deps),
       guardParams(record),

@@ -67,6 +67,8 @@ export interface RequestState {
   scopeFound?: boolean;
   /** The verified test run the request belongs to (api/identity/test-run.ts); never set from an unverified header. */
   testRun?: string;
+  /** Why a test-run credential was refused (a class, never the credential). */
+  testRunFailure?: string;
   /** The request's outcome has been handed to the decision log (once per request). */
   outcomeRecorded?: boolean;
 }

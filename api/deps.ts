@@ -7,6 +7,7 @@ import { ConfigError } from "../config/errors";
 import type { PortcullisDb } from "../db";
 import type { Pdp } from "../pdp";
 import type { ExportRunner } from "./exports/runner";
+import type { TestRunVerifier } from "./identity/test-run";
 import type { TokenVerifier } from "./identity/verifier";
 import { checkRateLimits, type RateLimitConfig } from "./middleware/rate-limit";
 import type { VersionCatalog } from "./versions";
@@ -18,6 +19,8 @@ export interface ApiDeps {
   pdp: Pick<Pdp, "decide" | "refuse" | "outcome" | "status">;
   db: PortcullisDb;
   verifyToken: TokenVerifier;
+  /** Verifies a `Portcullis-Test-Run` credential, returning its run id (api/identity/test-run.ts). */
+  verifyTestRun: TestRunVerifier;
   versions: VersionCatalog;
   rateLimits: RateLimitConfig;
   logger: ApiLogger;

@@ -33,6 +33,7 @@ export const PROBLEMS = {
   route_not_found: { status: 404, title: "Not Found", detail: "No such route." },
   unknown_version: { status: 404, title: "Not Found", detail: "No such API version." },
   version_retired: { status: 410, title: "Gone", detail: "This API version has been retired." },
+  invalid_test_run: { status: 400, title: "Bad Request", detail: "The Portcullis-Test-Run credential is not valid for this instance." },
   invalid_param: { status: 400, title: "Bad Request", detail: "The query string is not accepted by this route." },
   invalid_body: { status: 400, title: "Bad Request", detail: "The request body does not match the route's schema." },
   forbidden_key: { status: 400, title: "Bad Request", detail: "The request body contains a key that is never accepted." },

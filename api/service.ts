@@ -31,6 +31,7 @@ import type { Logger } from "../pdp/logger";
 import { createApp, type AppOptions } from "./app";
 import { jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
 import { createExportRunner, type ExportRunner } from "./exports/runner";
+import { createTestRunVerifier } from "./identity/test-run";
 import { createVerifier } from "./identity/verifier";
 import { acceptBundles } from "./registry/check";
 import { ROUTES } from "./registry/routes";
@@ -97,6 +98,7 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       pdp,
       db,
       verifyToken: await createVerifier(config.identity),
+      verifyTestRun: await createTestRunVerifier(config.identity),
       versions: hooks.versions ?? loadVersions(),
       rateLimits: config.rateLimits,
       logger,

@@ -16,18 +16,20 @@ import { DEFAULT_DB_FILE, openDatabase, type SecurityEventRow } from "../db";
 import { DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT } from "../db/security-events";
 import { one, parseArgs, UsageError } from "./args";
 
-export const EVENTS_USAGE = "events [--db FILE] [--kind K] [--actor ID] [--since 2h|2026-11-21T14:00:00Z] [--limit N] [--json]";
+export const EVENTS_USAGE = "events [--db FILE] [--kind K] [--actor ID] [--since 2h|2026-11-21T14:00:00Z] [--test-run ID | --exclude-test-runs] [--limit N] [--json]";
 
 export async function eventsCommand(argv: string[], now: Date = new Date()): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--db": "db", "--kind": "kind", "--actor": "actor", "--since": "since", "--limit": "limit" },
-    switches: { "--json": "json" },
+    values: { "--db": "db", "--kind": "kind", "--actor": "actor", "--since": "since", "--limit": "limit", "--test-run": "testRun" },
+    switches: { "--json": "json", "--exclude-test-runs": "excludeTestRuns" },
   });
   if (args.positionals.length > 0) throw new UsageError(`events takes no positional arguments (got ${args.positionals.join(" ")})`);
   const limitText = one(args, "limit");
   const limit = limitText === undefined ? DEFAULT_EVENTS_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_EVENTS_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}, got ${limitText}`);
   const sinceText = one(args, "since");
+  const testRun = one(args, "testRun");
+  if (testRun !== undefined && args.switches.has("excludeTestRuns")) throw new UsageError("--test-run and --exclude-test-runs exclude each other");
 
   const db = openDatabase(one(args, "db") ?? DEFAULT_DB_FILE, { readonly: true });
   try {
@@ -35,6 +37,8 @@ export async function eventsCommand(argv: string[], now: Date = new Date()): Pro
       kind: one(args, "kind"),
       actorId: one(args, "actor"),
       since: sinceText === undefined ? undefined : parseSince(sinceText, now),
+      testRun,
+      excludeTestRuns: args.switches.has("excludeTestRuns"),
       limit,
     });
     if (args.switches.has("json")) {
@@ -62,7 +66,7 @@ export function parseSince(text: string, now: Date = new Date()): string {
   return date.toISOString();
 }
 
-const HEADERS = ["TIME (UTC)", "KIND", "ACTOR", "TENANT", "ROUTE", "DECISION ID", "DETAIL"];
+const HEADERS = ["TIME (UTC)", "KIND", "ACTOR", "TENANT", "ROUTE", "DECISION ID", "TEST RUN", "DETAIL"];
 /** Detail is cut in the table to keep one event per line; --json has it whole. */
 const DETAIL_WIDTH = 80;
 
@@ -75,6 +79,7 @@ export function formatEvents(events: SecurityEventRow[], limit: number): string 
     e.tenant_id ?? "-",
     e.route_id,
     e.decision_id ?? "-",
+    e.test_run ?? "-",
     clip(JSON.stringify(e.detail), DETAIL_WIDTH),
   ].map(printable));
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -8,7 +8,10 @@
  * and documented routes) plus this checkout's registry (undocumented and
  * internal routes): see matrix/registry.ts. Tokens are minted for the
  * personas with the instance's dev key under var/ (as `portcullis token`),
- * so this only works against an instance using the local dev key.
+ * so this only works against an instance using the local dev key. The same
+ * key signs the run's test-run credential: every request is marked with the
+ * run id printed at the end (`portcullis decisions --test-run ID`, or
+ * `--exclude-test-runs` to read real traffic only).
  *
  * The run CHANGES the instance's data (invoice workflow transitions,
  * invited users, moderated victim users): point it at a dev or test
@@ -20,6 +23,7 @@
  */
 import { mintDevToken } from "../api/identity/mint";
 import { ConfigError, loadConfig } from "../config";
+import { mintTestRunCredential, newRunId } from "../api/identity/test-run";
 import { DEFAULT_HTML_REPORT, writeHtmlReport } from "../matrix/html";
 import { DEFAULT_MATRIX_FILE, loadMatrix } from "../matrix/model";
 import { operationsFromInstance } from "../matrix/registry";
@@ -43,7 +47,10 @@ export async function matrixCommand(argv: string[]): Promise<number> {
 
   const matrix = loadMatrix(one(args, "matrix") ?? DEFAULT_MATRIX_FILE);
   const ops = await operationsFromInstance(baseUrl);
+  const runId = newRunId("matrix");
+  const credential = await mintTestRunCredential({ keyFile: identity.devKeyFile, issuer: identity.issuer, runId, ttlSec: 6 * 3600 });
   const report = await runMatrix({
+    testRun: { id: runId, credential },
     baseUrl,
     matrix,
     ops,
@@ -52,6 +59,6 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   });
   const html = writeHtmlReport(report, one(args, "html") ?? DEFAULT_HTML_REPORT);
   if (args.switches.has("json")) console.log(JSON.stringify(report, null, 2));
-  else console.log(`${terminalReport(report, { allCells: args.switches.has("all") })}\nHTML report: ${html}`);
+  else console.log(`${terminalReport(report, { allCells: args.switches.has("all") })}\nHTML report: ${html}\nTest run: ${runId} (portcullis decisions --test-run ${runId})`);
   return report.summary.failed === 0 && report.summary.missing === 0 ? 0 : 1;
 }

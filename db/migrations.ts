@@ -170,6 +170,16 @@ CREATE TABLE IF NOT EXISTS version_callers (
 CREATE INDEX IF NOT EXISTS version_callers_by_version ON version_callers (version, day);
 `,
   },
+  {
+    version: 6,
+    name: "security events: test run",
+    // The verified test run (api/identity/test-run.ts) a request belonged to, so auditors can
+    // tell a matrix or inventory run's provocations from real ones; NULL for ordinary traffic.
+    sql: `
+ALTER TABLE security_events ADD COLUMN test_run TEXT CHECK (test_run IS NULL OR length(test_run) BETWEEN 1 AND 64);
+CREATE INDEX security_events_by_run ON security_events (test_run, at) WHERE test_run IS NOT NULL;
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -19,11 +19,17 @@ export interface SecurityEventInput {
   routeId: string;
   detail: Record<string, unknown>;
   decisionId?: string;
+  /** The verified test run of the request (never a client's claim). */
+  testRun?: string | null;
 }
 
 export interface SecurityEventFilter {
   kind?: string;
   actorId?: string;
+  /** Only events of this verified test run. */
+  testRun?: string;
+  /** Leave out every event of a verified test run. */
+  excludeTestRuns?: boolean;
   /** Only events at or after this instant (any form Date parses, e.g. 2026-11-21T14:00:00Z). */
   since?: string;
   /** Newest N (default 100, at most 1000). */
@@ -40,7 +46,7 @@ export const MAX_EVENTS_LIMIT = 1000;
 /** Larger details are replaced by a marker: evidence that something big came, not the payload itself. */
 export const MAX_DETAIL_BYTES = 8192;
 
-const COLUMNS = "id, at, kind, actor_id, tenant_id, route_id, decision_id, detail";
+const COLUMNS = "id, at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail";
 
 /**
  * Evidence should not be lost to a formality: over-long text is clipped (and
@@ -83,13 +89,14 @@ export function normaliseSince(since: string): string {
 export function securityEventsRepository(prepare: Prepare, now: () => Date = () => new Date()): SecurityEventsRepository {
   return {
     record(event) {
-      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
+      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
         now().toISOString(),
         requiredText(event.kind, "kind", 100),
         requiredText(event.actorId, "actorId"),
         optionalText(event.tenantId, "tenantId"),
         requiredText(event.routeId, "routeId"),
         optionalText(event.decisionId, "decisionId"),
+        optionalText(event.testRun, "testRun"),
         detailJson(event.detail),
       );
     },
@@ -106,6 +113,11 @@ export function securityEventsRepository(prepare: Prepare, now: () => Date = () 
         where.push("actor_id = ?");
         params.push(filterText(filter.actorId, "actorId"));
       }
+      if (filter.testRun !== undefined) {
+        where.push("test_run = ?");
+        params.push(filterText(filter.testRun, "testRun"));
+      }
+      if (filter.excludeTestRuns) where.push("test_run IS NULL");
       if (filter.since !== undefined) {
         where.push("at >= ?");
         params.push(normaliseSince(filterText(filter.since, "since")));

@@ -13,10 +13,10 @@
  * the rest of the chain. summary() and close() write the pending counts
  * first; a reader in another process sees them at most a second late.
  *
- * Requests the inventory sends itself (header `Portcullis-Probe: inventory`)
- * are counted apart (`probe = 1`) so its own probes never keep a version
- * "in use". A client could set that header to hide its traffic from the
- * removal measure; it would only hasten the removal of what it uses.
+ * Requests of a verified test run (the inventory's probes, a matrix run:
+ * a `Portcullis-Test-Run` credential signed with the instance's key,
+ * api/identity/test-run.ts) are counted apart (`probe = 1`) so test
+ * traffic never keeps a version "in use"; a client cannot claim it.
  */
 import type { Prepare } from "./sql";
 import { DbInputError } from "./types";

@@ -105,6 +105,8 @@ export interface SecurityEventRow {
   tenant_id: string | null;
   route_id: string;
   decision_id: string | null;
+  /** The verified test run the request belonged to (null: ordinary traffic). */
+  test_run: string | null;
   detail: Record<string, unknown>;
 }
 

@@ -1,7 +1,9 @@
 /**
  * One probe request against the target, as a persona, and how to read the
- * answer. Every probe carries `Portcullis-Probe: inventory` (counted apart
- * from real traffic) and never follows redirects (a redirect is a fact).
+ * answer. Every probe carries the run's test-run credential
+ * (`Portcullis-Test-Run`, signed with the instance's key: counted apart from
+ * real traffic and marked in the decision log) and never follows redirects
+ * (a redirect is a fact).
  *
  * Probes must not change data. For methods other than GET the inventory
  * adds an undeclared query parameter (`portcullis_probe=1`): the guard
@@ -42,7 +44,7 @@ export function concretePath(template: string, version: string | null): string {
 export async function probe(target: Target, req: ProbeRequest): Promise<ProbeResponse> {
   const url = new URL(target.baseUrl + req.path);
   for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
-  const headers: Record<string, string> = { "Portcullis-Probe": "inventory", Accept: "application/json", ...req.headers };
+  const headers: Record<string, string> = { "Portcullis-Test-Run": target.testRun.credential, Accept: "application/json", ...req.headers };
   if (req.persona !== "anonymous") headers.Authorization = `Bearer ${target.tokens[req.persona]}`;
   let body: string | undefined;
   if (req.body !== undefined) {

@@ -18,6 +18,7 @@ import * as path from "node:path";
 import type { Express } from "express";
 import type { AppOptions } from "../api/app";
 import { mintDevToken } from "../api/identity/mint";
+import { mintTestRunCredential, newRunId } from "../api/identity/test-run";
 import { DEFAULT_RATE_LIMITS } from "../api/middleware/rate-limit";
 import { createService, type Service } from "../api/service";
 import type { VersionCatalog } from "../api/versions";
@@ -37,6 +38,8 @@ export interface Target {
   dbFile?: string;
   /** The signing key the personas' tokens come from (pass to `--key` to probe this target remotely). */
   keyFile?: string;
+  /** The probes' test-run credential (api/identity/test-run.ts): every probe is marked as this run's. */
+  testRun: { id: string; credential: string };
   close(): Promise<void>;
 }
 
@@ -47,6 +50,12 @@ export interface InProcessOptions {
   app?: AppOptions;
   /** Wraps the app (tests plant response drift in front of it). */
   wrap?: (app: Express) => Express;
+}
+
+/** The inventory run's credential, signed with the key the personas' tokens come from. */
+async function testRunFor(keyFile: string, issuer: string): Promise<Target["testRun"]> {
+  const id = newRunId("inventory");
+  return { id, credential: await mintTestRunCredential({ keyFile, issuer, runId: id, ttlSec: 3600 }) };
 }
 
 async function tokensFor(keyFile: string, issuer: string, audience: string): Promise<Target["tokens"]> {
@@ -89,7 +98,7 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
     const address = s.address();
     if (!address || typeof address !== "object") throw new Error("in-process server has no address");
     const baseUrl = `http://127.0.0.1:${address.port}`;
-    return { baseUrl, label: `in-process ${baseUrl} (temp database, ${options.bundleFile})`, tokens: await tokensFor(keyFile, DEV_ISSUER, DEV_AUDIENCE), app, dbFile, keyFile, close };
+    return { baseUrl, label: `in-process ${baseUrl} (temp database, ${options.bundleFile})`, tokens: await tokensFor(keyFile, DEV_ISSUER, DEV_AUDIENCE), testRun: await testRunFor(keyFile, DEV_ISSUER), app, dbFile, keyFile, close };
   } catch (err) {
     await close();
     throw err;
@@ -101,5 +110,11 @@ export async function remoteTarget(baseUrl: string, keyFile?: string): Promise<T
   const config = loadConfig({ env: process.env, flags: keyFile === undefined ? [] : [{ path: "identity.devKeyFile", flag: "--key", value: keyFile }] }).identity;
   if (config.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: the inventory cannot mint persona tokens for an external identity provider");
   if (!fs.existsSync(config.devKeyFile)) throw new Error(`no dev key at ${config.devKeyFile}: the service at ${baseUrl} must run with the dev key (make run)`);
-  return { baseUrl: baseUrl.replace(/\/+$/, ""), label: baseUrl, tokens: await tokensFor(config.devKeyFile, config.issuer, config.audience), close: async () => undefined };
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    label: baseUrl,
+    tokens: await tokensFor(config.devKeyFile, config.issuer, config.audience),
+    testRun: await testRunFor(config.devKeyFile, config.issuer),
+    close: async () => undefined,
+  };
 }

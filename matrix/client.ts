@@ -7,6 +7,11 @@
  * request again (at most 3 times), so a run against a live instance with
  * its real budgets completes; every wait is counted in the report.
  *
+ * Every request carries the run's test-run credential when it has one
+ * (`Portcullis-Test-Run`, api/identity/test-run.ts): the instance records the
+ * run id on each decision's outcome and security event, so auditors can
+ * tell the run's deliberate denials from real traffic.
+ *
  *   const client = new MatrixClient("http://127.0.0.1:8080", tokenFor);
  *   const res = await client.send({ persona: "u_alice", method: "GET", path: "/invoices/inv_alice_1", version: "v1" });
  *
@@ -52,10 +57,12 @@ export class MatrixClient {
     private readonly baseUrl: string,
     private readonly tokenFor: TokenSource,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly testRunCredential?: string,
   ) {}
 
   async send(req: MatrixRequest): Promise<MatrixResponse> {
     const headers: Record<string, string> = { Accept: "application/json" };
+    if (this.testRunCredential) headers["Portcullis-Test-Run"] = this.testRunCredential;
     if (req.persona !== "anonymous") headers.Authorization = `Bearer ${await this.token(req.persona)}`;
     if (req.version) headers["Api-Version"] = req.version;
     if (req.body !== undefined) headers["Content-Type"] = "application/json";

@@ -46,6 +46,8 @@ export interface CellResult {
 export interface MatrixReport {
   generated_at: string;
   base_url: string;
+  /** The test run every request was marked with (`portcullis decisions --test-run ID`); null when unmarked. */
+  test_run: string | null;
   source: string;
   matrix_file: string;
   versions: string[];
@@ -76,12 +78,14 @@ export interface RunOptions {
   runId?: string;
   /** Sees every request of the run with its answer (cells, setup and re-reads). */
   observe?: ResponseObserver;
+  /** The run's test-run credential (api/identity/test-run.ts) and its run id: every request is marked as this run's. */
+  testRun?: { id: string; credential: string };
 }
 
 export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
   const { matrix } = options;
   const run = options.runId ?? Math.random().toString(36).slice(2, 10);
-  const client = new MatrixClient(options.baseUrl, options.tokenFor);
+  const client = new MatrixClient(options.baseUrl, options.tokenFor, undefined, options.testRun?.credential);
   client.observe = options.observe;
   const expansion = expandMatrix(matrix, options.ops, { routes: options.routes });
   // Execution follows the file's route order (publish before refund), then the registry's expansion order.
@@ -106,6 +110,7 @@ export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
   return {
     generated_at: new Date().toISOString(),
     base_url: options.baseUrl,
+    test_run: options.testRun?.id ?? null,
     source: options.ops.source,
     matrix_file: matrix.file,
     versions: options.ops.versions,

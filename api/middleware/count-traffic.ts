@@ -25,8 +25,6 @@ import type { ActorClass, PortcullisDb } from "../../db";
 import { clientOf } from "../../db/version-callers";
 
 export const UNMATCHED_TEMPLATE = "(unmatched)";
-/** Requests the inventory itself sends carry this header and are counted apart. */
-export const PROBE_HEADER = "portcullis-probe";
 
 export function actorClass(roles: readonly string[], id: string): ActorClass {
   if (id === "anonymous") return "anonymous";
@@ -77,10 +75,12 @@ export function countTraffic(db: Pick<PortcullisDb, "traffic" | "versionCallers"
         version: state?.version?.name ?? pathVersion(req, template),
         status: res.statusCode,
         actorClass: state ? actorClass(state.actor.roles, state.actor.id) : "anonymous",
-        probe: req.headers[PROBE_HEADER] === "inventory",
+        // Only a VERIFIED test run (the inventory's probes, a matrix run) is counted apart, here and
+        // below: a header a client sets could otherwise hide real traffic from the version-removal measure.
+        probe: state?.testRun !== undefined,
       });
       const version = state?.version;
-      if (state && version && (version.state === "Deprecated" || version.state === "Zombie") && req.headers[PROBE_HEADER] !== "inventory") {
+      if (state && version && (version.state === "Deprecated" || version.state === "Zombie") && state.testRun === undefined) {
         db.versionCallers.count({ version: version.name, actorId: state.actor.id, tenantId: state.actor.tenant, client: clientOf(req.headers["user-agent"]) });
       }
     } catch {

@@ -17,6 +17,8 @@
  *   invalid_token               a bearer token was refused: detail.reason is the class
  *                               (malformed, bad_signature, expired, unknown_key,
  *                               claims_invalid, algorithm_not_allowed, unknown_subject)
+ *   invalid_test_run            a Portcullis-Test-Run credential did not verify (same classes):
+ *                               someone tried to pass traffic off as a test run
  *   enumeration                 one actor gets 404 for `threshold` distinct ids
  *                               of one resource type within the window
  *   inactive_account            a genuine token of a suspended/disabled/banned account
@@ -55,6 +57,7 @@ export class SecurityMonitor {
 
     if (state.problem === "account_inactive") this.record(state, status, "inactive_account", {});
     if (state.problem === "invalid_token") this.record(state, status, "invalid_token", { reason: state.tokenFailure ?? "invalid" });
+    if (state.problem === "invalid_test_run") this.record(state, status, "invalid_test_run", { reason: state.testRunFailure ?? "invalid" });
     if (!route) return;
     if (PRIVILEGED_ROUTE.test(route.id) && (reason === "role_required" || reason === "authentication_required")) {
       this.record(state, status, "admin_route_denied", { reason });
@@ -91,7 +94,8 @@ export class SecurityMonitor {
         // Authentication runs before route resolution: an inactive account is refused before a route is known.
         routeId: state.route?.id ?? "unresolved",
         decisionId: state.decisionId,
-        detail: { status, version: state.version?.name ?? null, client: state.client, ...detail, ...(state.testRun ? { test_run: state.testRun } : {}) },
+        testRun: state.testRun ?? null,
+        detail: { status, version: state.version?.name ?? null, client: state.client, ...detail },
       });
     } catch (err) {
       this.deps.logger({ level: "error", event: "security_event.record_failed", kind, message: err instanceof Error ? err.message : String(err) });

@@ -31,9 +31,9 @@ test("prints a table, newest first", async () => {
   expect(await main(["events", "--db", t.file])).toBe(0);
   const text = out.join("\n");
   const lines = text.split("\n");
-  expect(lines[0]).toMatch(/^TIME \(UTC\)\s+KIND\s+ACTOR\s+TENANT\s+ROUTE\s+DECISION ID\s+DETAIL$/);
+  expect(lines[0]).toMatch(/^TIME \(UTC\)\s+KIND\s+ACTOR\s+TENANT\s+ROUTE\s+DECISION ID\s+TEST RUN\s+DETAIL$/);
   expect(lines[1]).toContain("forbidden_param");
-  expect(lines[2]).toMatch(/cross_tenant_read\s+u_alice\s+t_acme\s+invoices\.get\s+d-1\s+\{"target":"inv_dave_1"\}/);
+  expect(lines[2]).toMatch(/cross_tenant_read\s+u_alice\s+t_acme\s+invoices\.get\s+d-1\s+-\s+\{"target":"inv_dave_1"\}/);
   expect(lines[3]).toBe("2 events");
 });
 

@@ -3,11 +3,12 @@
  * file, signed JWTs): every finished request is counted by method, route
  * template, version, status and actor class; undeclared versions keep their
  * name; unmatched paths collapse into one template; the inventory's own
- * probes are counted apart. And the migration that holds it is appended.
+ * probes (a verified test run, never a client-set header) are counted apart. And the migration that holds it is appended.
  */
 import request from "supertest";
 import { MIGRATIONS } from "../../db/migrations";
-import { startHarness, type Harness } from "../api/harness";
+import { mintTestRunCredential } from "../../api/identity/test-run";
+import { ISSUER, startHarness, type Harness } from "../api/harness";
 
 let h: Harness;
 beforeAll(async () => {
@@ -36,7 +37,10 @@ test("counts per template, version, status and actor class", async () => {
   await request(h.app).get("/api/v9/health").expect(404);
   await request(h.app).get("/api/legacy/health").expect(410);
   await request(h.app).get("/no/such/path/inv_1").expect(404);
-  await request(h.app).get("/health").set("Portcullis-Probe", "inventory").expect(200);
+  // Counted apart only with a VERIFIED test-run credential; the old client-set header alone is real traffic.
+  const credential = await mintTestRunCredential({ keyFile: h.keyFile, issuer: ISSUER, runId: "inventory-test", ttlSec: 600 });
+  await request(h.app).get("/health").set("Portcullis-Test-Run", credential).expect(200);
+  await request(h.app).get("/api/v1/health").set("Portcullis-Probe", "inventory").expect(200);
   const got = (await rows()).map((r) => [r.method, r.template, r.version, r.status, r.actor_class, r.probe, r.count]);
   expect(got).toEqual(expect.arrayContaining([
     ["GET", "/api/{version}/users/me", "v1", 200, "member", 0, 2],
@@ -46,6 +50,7 @@ test("counts per template, version, status and actor class", async () => {
     ["GET", "/api/{version}/health", "legacy", 410, "anonymous", 0, 1],
     ["GET", "(unmatched)", "", 404, "anonymous", 0, 1],
     ["GET", "/health", "v2", 200, "anonymous", 1, 1],
+    ["GET", "/api/{version}/health", "v1", 200, "anonymous", 0, 1],
   ]));
   // Raw paths never become rows: probing cannot grow the table.
   expect(got.some((r) => String(r[1]).includes("inv_1"))).toBe(false);

@@ -8,7 +8,8 @@ import * as path from "node:path";
 import request from "supertest";
 import { MAX_CLIENTS } from "../../db/version-callers";
 import { callersTable, type VersionCaller } from "../../inventory/versions/callers";
-import { startHarness, type Harness } from "../api/harness";
+import { mintTestRunCredential } from "../../api/identity/test-run";
+import { ISSUER, startHarness, type Harness } from "../api/harness";
 import { bundleFile, runCli } from "./cli-helper";
 
 let h: Harness;
@@ -22,9 +23,12 @@ test("calls to deprecated and zombie versions are counted per actor and client; 
   for (let i = 0; i < 3; i++) await request(h.app).get("/api/v1/users/me").set(alice).set("User-Agent", "mobile-app/3.2 (iOS 17)");
   await request(h.app).get("/users/me").set(await h.auth("u_bob")).set("Api-Version", "beta").set("User-Agent", "partner-sync/1.0");
   await request(h.app).get("/api/old/health").set("User-Agent", "curl/8.5.0");
-  // Not callers of a deprecated version: a current version, and the inventory's own probe.
+  // Not callers of a deprecated version: a current version, and the inventory's own probe (a verified
+  // test run). A client-set probe header alone is a caller like any other.
   await request(h.app).get("/api/v2/users/me").set(await h.auth("u_carol"));
-  await request(h.app).get("/api/v1/users/me").set(await h.auth("u_dave")).set("Portcullis-Probe", "inventory");
+  const credential = await mintTestRunCredential({ keyFile: h.keyFile, issuer: ISSUER, runId: "inventory-1", ttlSec: 600 });
+  await request(h.app).get("/api/v1/users/me").set(await h.auth("u_dave")).set("Portcullis-Test-Run", credential).expect(200);
+  await request(h.app).get("/api/v1/users/me").set(await h.auth("u_ivan")).set("Portcullis-Probe", "inventory").set("User-Agent", "hiding/1.0");
   h.db.versionCallers.flush();
 
   const run = await runCli(["versions", "--json", "--bundle", bundleFile(), "--db", path.join(h.dir, "portcullis.db")]);
@@ -34,6 +38,7 @@ test("calls to deprecated and zombie versions are counted per actor and client; 
     { version: "beta", actor: "u_bob", tenant: "t_acme", client: "partner-sync/1.0", requests: 1, lastSeen: expect.any(String) },
     { version: "old", actor: "anonymous", tenant: null, client: "curl/8.5.0", requests: 1, lastSeen: expect.any(String) },
     { version: "v1", actor: "u_alice", tenant: "t_acme", client: "mobile-app/3.2", requests: 3, lastSeen: expect.any(String) },
+    { version: "v1", actor: "u_ivan", tenant: "t_globex", client: "hiding/1.0", requests: 1, lastSeen: expect.any(String) },
   ]);
 
   // The terminal table (what `portcullis versions` prints under "Who still calls deprecated versions").

@@ -7,6 +7,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { matrixCommand } from "../../cli/matrix";
+import { openForRead } from "../../pdp/log/store";
+import { queryDecisions } from "../../pdp/log/query";
 import { AUDIENCE, ISSUER } from "../api/harness";
 import { startMatrixServer, type MatrixServer } from "./support";
 
@@ -50,10 +52,27 @@ test("--json reports every cell of the chosen routes, zero failed, and writes th
   expect(fs.readFileSync(html, "utf8")).toContain(`data-cell="GET metrics.get v2 /metrics u_frank none"`);
 });
 
+test("every request of a run is marked with its test run, so auditors can set the run apart", async () => {
+  const { out } = await run(["--base-url", server.baseUrl, "--key", server.harness.keyFile, "--json", "--html", path.join(server.harness.dir, "r.html"), "--route", "metrics.get"]);
+  const report = JSON.parse(out) as { test_run: string; summary: { requests: number } };
+  expect(report.test_run).toMatch(/^matrix-\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+  await server.harness.log.flush();
+  const db = openForRead(path.join(server.harness.dir, "decisions.db"));
+  try {
+    const marked = queryDecisions(db, { testRun: report.test_run, limit: 10_000 });
+    expect(marked.length).toBe(report.summary.requests);
+    expect(marked.filter((e) => e.allowed === false).length).toBeGreaterThan(0); // its denials are the run's, not an attacker's
+  } finally {
+    db.close();
+  }
+});
+
 test("the terminal table names failing cells and the exit code is 1 when tokens are not accepted", async () => {
-  // A foreign key file: every persona's token is refused (401), so every non-anonymous cell fails by name.
+  // A foreign key file: the run's test-run credential (signed with it) is refused before any token is
+  // looked at (400 invalid_test_run), so every cell fails by name, anonymous ones included.
   const { code, out } = await run(["--base-url", server.baseUrl, "--key", path.join(server.harness.dir, "other-key.json"), "--route", "metrics.get", "--html", path.join(server.harness.dir, "m.html")]);
   expect(code).toBe(1);
-  expect(out).toMatch(/FAIL GET metrics\.get v2 \/metrics u_frank none: expected allow got 401 invalid_token \[unexpected_deny\]/);
+  expect(out).toMatch(/FAIL GET metrics\.get v2 \/metrics u_frank none: expected allow got 400 invalid_test_run \[mismatch\]/);
+  expect(out).toMatch(/FAIL GET metrics\.get v2 \/metrics anonymous none: expected deny 401 authentication_required got 400 invalid_test_run/);
   expect(out).toMatch(/metrics\.get\s+GET\s+60/);
 });

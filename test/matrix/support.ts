@@ -19,7 +19,8 @@ import type { ResponseObserver } from "../../matrix/client";
 import { loadMatrix, type Matrix } from "../../matrix/model";
 import { operationsFromRegistry } from "../../matrix/registry";
 import { runMatrix, type MatrixReport } from "../../matrix/run";
-import { startHarness, type Harness } from "../api/harness";
+import { mintTestRunCredential, newRunId } from "../../api/identity/test-run";
+import { ISSUER, startHarness, type Harness } from "../api/harness";
 
 export interface MatrixServer {
   harness: Harness;
@@ -38,10 +39,12 @@ export async function startMatrixServer(): Promise<MatrixServer> {
     server.listen(0, "127.0.0.1", resolve);
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const runId = newRunId("matrix-test");
+  const credential = mintTestRunCredential({ keyFile: harness.keyFile, issuer: ISSUER, runId, ttlSec: 3600 });
   return {
     harness,
     baseUrl,
-    run: (options = {}) =>
+    run: async (options = {}) =>
       runMatrix({
         baseUrl,
         matrix: options.matrix ?? loadMatrix(),
@@ -49,6 +52,7 @@ export async function startMatrixServer(): Promise<MatrixServer> {
         routes: options.routes,
         observe: options.observe,
         tokenFor: (user) => harness.token(user),
+        testRun: { id: runId, credential: await credential },
       }),
     async close() {
       server.closeAllConnections();
