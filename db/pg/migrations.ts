@@ -254,6 +254,16 @@ CREATE INDEX version_callers_by_version ON version_callers (version, day);
 GRANT SELECT, INSERT, UPDATE (count, last_seen) ON version_callers TO ${APP_ROLE};
 `,
   },
+  {
+    version: 7,
+    name: "security events: test run",
+    // As SQLite's version 6: the verified test run a request belonged to; NULL for ordinary traffic.
+    // The table-level grants of version 5 cover the new column.
+    sql: `
+ALTER TABLE security_events ADD COLUMN test_run text COLLATE "C" CHECK (test_run IS NULL OR length(test_run) BETWEEN 1 AND 64);
+CREATE INDEX security_events_by_run ON security_events (test_run, at) WHERE test_run IS NOT NULL;
+`,
+  },
 ];
 
 export const PG_LATEST_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

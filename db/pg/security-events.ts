@@ -14,18 +14,19 @@ import type { AsyncSecurityEventsRepository } from "../store";
 import type { SecurityEventRow } from "../types";
 import type { Session } from "./session";
 
-const COLUMNS = "id, at, kind, actor_id, tenant_id, route_id, decision_id, detail";
+const COLUMNS = "id, at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail";
 
 export function pgSecurityEventsRepository(session: Session, now: () => Date = () => new Date()): AsyncSecurityEventsRepository {
   return {
     async record(event) {
-      await session.query(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7::json)`, [
+      await session.query(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json)`, [
         now().toISOString(),
         requiredText(event.kind, "kind", 100),
         requiredText(event.actorId, "actorId"),
         optionalText(event.tenantId, "tenantId"),
         requiredText(event.routeId, "routeId"),
         optionalText(event.decisionId, "decisionId"),
+        optionalText(event.testRun, "testRun"),
         detailJson(event.detail),
       ]);
     },
@@ -42,6 +43,11 @@ export function pgSecurityEventsRepository(session: Session, now: () => Date = (
         params.push(filterText(filter.actorId, "actorId"));
         where.push(`actor_id = $${params.length}`);
       }
+      if (filter.testRun !== undefined) {
+        params.push(filterText(filter.testRun, "testRun"));
+        where.push(`test_run = $${params.length}`);
+      }
+      if (filter.excludeTestRuns) where.push("test_run IS NULL");
       if (filter.since !== undefined) {
         params.push(normaliseSince(filterText(filter.since, "since")));
         where.push(`at >= $${params.length}`);

@@ -17,7 +17,7 @@ describe.each(BACKENDS)("security events and traffic on $name", (backend) => {
     await t.store.securityEvents.record({ kind: "forbidden_param", actorId: "anonymous", tenantId: null, routeId: "users.me", detail: { param: "debug'; DROP TABLE security_events; --" } });
     const all = await t.store.securityEvents.query({});
     expect(all.map((e) => e.kind)).toEqual(["forbidden_param", "cross_tenant_id"]);
-    expect(all[1]).toEqual({ id: 1, at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), kind: "cross_tenant_id", actor_id: "u_alice", tenant_id: "t_acme", route_id: "invoices.get", decision_id: "d-1", detail: { id: "inv_dave_1", n: 1 } });
+    expect(all[1]).toEqual({ id: 1, at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), kind: "cross_tenant_id", actor_id: "u_alice", tenant_id: "t_acme", route_id: "invoices.get", decision_id: "d-1", test_run: null, detail: { id: "inv_dave_1", n: 1 } });
     expect(all[0]).toMatchObject({ tenant_id: null, decision_id: null, detail: { param: "debug'; DROP TABLE security_events; --" } });
     expect((await t.store.securityEvents.query({ actorId: "u_alice" })).map((e) => e.id)).toEqual([1]);
     expect(await t.store.securityEvents.query({ kind: "' OR '1'='1" })).toEqual([]);
@@ -25,6 +25,14 @@ describe.each(BACKENDS)("security events and traffic on $name", (backend) => {
     expect(await t.store.securityEvents.query({ since: "2999-01-01T00:00:00Z" })).toEqual([]);
     expect(await t.store.securityEvents.query({ limit: 1 })).toHaveLength(1);
     await expect(t.store.securityEvents.query({ since: "yesterday" })).rejects.toThrow(DbInputError);
+  });
+
+  test("an event of a verified test run carries its run id; queries select or leave out test runs", async () => {
+    await t.store.securityEvents.record({ kind: "cross_owner_id", actorId: "u_bob", tenantId: "t_acme", routeId: "invoices.get", decisionId: "d-1", testRun: "matrix-1", detail: {} });
+    await t.store.securityEvents.record({ kind: "cross_owner_id", actorId: "u_bob", tenantId: "t_acme", routeId: "invoices.get", decisionId: "d-2", detail: {} });
+    expect((await t.store.securityEvents.query({ testRun: "matrix-1" })).map((e) => [e.decision_id, e.test_run])).toEqual([["d-1", "matrix-1"]]);
+    expect((await t.store.securityEvents.query({ excludeTestRuns: true })).map((e) => [e.decision_id, e.test_run])).toEqual([["d-2", null]]);
+    expect(await t.store.securityEvents.query({ testRun: "' OR '1'='1" })).toEqual([]);
   });
 
   test("an oversized detail is replaced by a marker; a missing kind is refused", async () => {
