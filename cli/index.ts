@@ -34,6 +34,7 @@ const USAGES: Record<string, string[]> = {
   serve: [SERVE_USAGE],
   token: [TOKEN_USAGE],
   versions: [VERSIONS_USAGE],
+  db: [DB_USAGE],
 };
 
 const USAGE = `usage: portcullis <command> [args]   (portcullis <command> --help: that command's usage)

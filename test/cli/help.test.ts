@@ -33,7 +33,7 @@ async function commands(): Promise<string[][]> {
 
 test("the top-level usage lists every command, rego's subcommands one by one", async () => {
   const listed = (await commands()).map((c) => c.join(" "));
-  expect(listed).toEqual(expect.arrayContaining(["rego build", "rego eval", "rego test", "rego plan", "rego conformance", "decisions", "events", "inventory", "matrix", "serve", "token", "versions"]));
+  expect(listed).toEqual(expect.arrayContaining(["rego build", "rego eval", "rego test", "rego plan", "rego conformance", "decisions", "events", "inventory", "matrix", "serve", "token", "versions", "db"]));
 });
 
 test.each(["--help", "-h"])("every command and subcommand answers %s with its own usage, exit 0, and does nothing else", async (flag) => {
