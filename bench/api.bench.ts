@@ -68,6 +68,11 @@ const DISCARDING_LOG: ManagedDecisionLog = {
   flush: async () => undefined,
   close: async () => undefined,
   stats: () => ({ recorded: 0, logged: 0, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, outcomes: 0, queued: 0, sinks: {} }),
+  // Nothing is kept, so nothing to wait for before a write.
+  durable: async () => undefined,
+  health: () => ({ persisting: true }),
+  lost: () => 0,
+  interruptedRuns: [],
 };
 
 async function serveBare(dir: string): Promise<Ready> {

@@ -15,8 +15,14 @@ export type DecisionLogErrorCode =
   | "drop_eval_error"
   /** The event could not be built (e.g. an input that is not JSON). */
   | "event_build_error"
-  /** A batch could not be written to SQLite; it stays queued. */
+  /** Writes to SQLite started failing (reported once per failing period); the events stay queued, within the buffer's bound. */
   | "sqlite_write_failed"
+  /** Writes to SQLite succeed again after failing (not an error: the end of one, with what it cost). */
+  | "sqlite_write_recovered"
+  /** The run markers (runs.ts) could not be written: a restart may misreport this run. */
+  | "log_run_marker_failed"
+  /** durable() could not confirm that a decision is stored (store failing, events dropped, worker failed, timeout, closed). */
+  | "log_not_durable"
   /** A chunk upload failed (network error or non-2xx reply); it is requeued. */
   | "http_upload_failed"
   /** One event alone is larger than the upload size limit, even without nd_builtin_cache. */
@@ -40,5 +46,7 @@ export class DecisionLogError extends Error {
 
 /** The message of anything thrown, without its stack (stacks can carry input values). */
 export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  // By shape, not instanceof: an error made in another realm (a vm context, Jest's module registry) is still an error.
+  const message = typeof err === "object" && err !== null ? (err as { message?: unknown }).message : undefined;
+  return typeof message === "string" ? message : String(err);
 }

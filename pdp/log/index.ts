@@ -5,6 +5,8 @@
  *
  *   const log = createDecisionLog({ db: DEFAULT_DECISIONS_DB, console: true });
  *   log.record(record);   // from the PDP, for every decision; never throws or waits
+ *   await log.durable();  // every decision recorded so far is committed to the store (or this rejects)
+ *   log.health();         // whether events can be persisted now, and how many were lost
  *   await log.close();    // graceful shutdown: flush everything, close the database
  *
  * stats() accounts for every record (recorded = logged + droppedByPolicy +
@@ -21,23 +23,32 @@
  * from what the record held when it was recorded, and keep the same
  * contract: exactly once, flush()/close() drain everything, stats() accounts
  * for every record.
+ *
+ * The store keeps run markers (runs.ts): a log that opens it records its
+ * start and finds the earlier runs that never stopped cleanly
+ * (`interruptedRuns`); close() records a clean stop when nothing was lost.
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
 import { checkInteger } from "../../config/check";
 import type { DecisionLog, RequestOutcome } from "../types";
-import type { DecisionLogError } from "./errors";
+import { DecisionLogError, messageOf } from "./errors";
 import { packageVersion } from "./event";
 import type { HttpSinkOptions } from "./http-sink";
 import { createLocalDecisionLog } from "./local-log";
+import { beginRun, endRun, type InterruptedRun } from "./runs";
 import { DEFAULT_DROP_ENTRYPOINT, DEFAULT_MASK_ENTRYPOINT } from "./mask";
 import type { ErrorReporter, SinkStats } from "./sink";
 import type { SqliteSinkOptions } from "./sqlite-sink";
+import { openForAppend } from "./store";
 import { createWorkerDecisionLog } from "./worker-log";
 
 export { DEFAULT_DECISIONS_DB } from "./store";
 export { CONSOLE_LOG_TYPE } from "./console-sink";
 export { DecisionLogError } from "./errors";
+export { DEFAULT_COMMIT_TIMEOUT_MS } from "./durable";
+export type { InterruptedRun } from "./runs";
+export { DEFAULT_BUFFER_LIMIT } from "./sqlite-sink";
 export type { LogEvent } from "./mask";
 export type { SinkStats } from "./sink";
 
@@ -56,6 +67,8 @@ export interface DecisionLogOptions {
   bundleName?: string;
   maskEntrypoint?: string;
   dropEntrypoint?: string;
+  /** How long durable() waits for the store before it rejects (default DEFAULT_COMMIT_TIMEOUT_MS). */
+  commitTimeoutMs?: number;
   /** Failure reports (codes and messages, never event contents); default: one JSON line on stderr. */
   onError?: ErrorReporter;
   /**
@@ -84,11 +97,38 @@ export interface DecisionLogStats {
   sinks: Record<string, SinkStats>;
 }
 
-export interface ManagedDecisionLog extends DecisionLog {
+/** Whether the log can keep its record now (the SQLite store: other sinks deliver later or drop, counted). */
+export interface DecisionLogHealth {
+  /** False from the store's first failed write to its next successful one. */
+  persisting: boolean;
+  /** When writes started failing (RFC 3339), while they fail. */
+  failingSince?: string;
+  /** The store's last error (SQLite's message: never an event's contents), while writes fail. */
+  error?: string;
+}
+
+/** What the in-thread and worker logs implement; createDecisionLog adds the run markers. */
+export interface LogCore extends DecisionLog {
   recordOutcome(outcome: RequestOutcome): void;
   /** Flushes every sink, then closes them (the database last). Records after close are counted as dropped by the sinks. */
   close(): Promise<void>;
   stats(): DecisionLogStats;
+  /**
+   * Resolves once every decision recorded before the call is committed to
+   * the SQLite store (durable against the process dying: store.ts);
+   * rejects with `log_not_durable` when that cannot be confirmed (the store
+   * fails, events were dropped, the worker died, DEFAULT_COMMIT_TIMEOUT_MS
+   * passed, the log is closed). Without a SQLite sink it resolves at once.
+   */
+  durable(): Promise<void>;
+  health(): DecisionLogHealth;
+}
+
+export interface ManagedDecisionLog extends LogCore {
+  /** Earlier runs on the same store that ended without a clean stop, found when this log opened it (and recorded there). */
+  readonly interruptedRuns: readonly InterruptedRun[];
+  /** Events the log could not keep: dropped by the store's sink (full buffer, pending at close) and internal errors. */
+  lost(): number;
 }
 
 /** Throws ConfigError (config/) when the options are invalid: before any thread or file is started. */
@@ -105,9 +145,49 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
     maskEntrypoint: options.maskEntrypoint ?? DEFAULT_MASK_ENTRYPOINT,
     dropEntrypoint: options.dropEntrypoint ?? DEFAULT_DROP_ENTRYPOINT,
   };
-  const config = { db: options.db, console: options.console, remote: options.remote };
+  const config = { db: options.db, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
+  const store = options.db === undefined ? undefined : typeof options.db === "string" ? { file: options.db } : options.db;
+  const interruptedRuns = store && store.file !== ":memory:" ? startRun(store, source.instanceId, onError) : [];
   const inWorker = options.worker !== false && !options.remote && (options.console === undefined || typeof options.console === "boolean");
-  return inWorker ? createWorkerDecisionLog(config, source, maskOptions, onError) : createLocalDecisionLog(config, source, maskOptions, onError);
+  const core = inWorker ? createWorkerDecisionLog(config, source, maskOptions, onError) : createLocalDecisionLog(config, source, maskOptions, onError);
+  const lost = (): number => core.stats().internalErrors + (core.stats().sinks.sqlite?.dropped ?? 0);
+  return {
+    record: (r) => core.record(r),
+    recordOutcome: (o) => core.recordOutcome(o),
+    flush: () => core.flush(),
+    durable: () => core.durable(),
+    health: () => core.health(),
+    stats: () => core.stats(),
+    interruptedRuns,
+    lost,
+    async close(): Promise<void> {
+      await core.close();
+      if (!store || store.file === ":memory:" || lost() > 0) return; // a run that lost events did not stop cleanly
+      try {
+        const db = openForAppend(store.file, { maxBytes: store.maxBytes });
+        try {
+          endRun(db, source.instanceId, { written: core.stats().sinks.sqlite?.written ?? 0, lost: 0 });
+        } finally {
+          db.close();
+        }
+      } catch (err) {
+        onError(new DecisionLogError("log_run_marker_failed", `clean stop not recorded: ${messageOf(err)}`));
+      }
+    },
+  };
+}
+
+/** Records this run's start in the store; a store that cannot take it is reported, not fatal (its writes fail too, and say so). */
+function startRun(store: { file: string; maxBytes?: number }, runId: string, onError: ErrorReporter): InterruptedRun[] {
+  const db = openForAppend(store.file, { maxBytes: store.maxBytes });
+  try {
+    return beginRun(db, { runId, pid: process.pid });
+  } catch (err) {
+    onError(new DecisionLogError("log_run_marker_failed", `run start not recorded: ${messageOf(err)}`));
+    return [];
+  } finally {
+    db.close();
+  }
 }
 
 /** Batching that could never drain is refused: a batch of 0 events never empties the queue, so flush() and close() would wait forever. */

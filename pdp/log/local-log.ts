@@ -13,11 +13,13 @@
 import type { DecisionRecord, RequestOutcome } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatTimestamp, nowNs, type EventSource } from "./event";
-import type { DecisionLogStats, ManagedDecisionLog } from "./index";
+import { CommitGate, notDurable } from "./durable";
+import type { DecisionLogHealth, DecisionLogStats, LogCore } from "./index";
 import type { MaskOptions } from "./mask";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { ErrorReporter } from "./sink";
 import { outcomeRowOf } from "./store";
+import { SqliteSink } from "./sqlite-sink";
 
 /** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
 const MAX_QUEUED = 1000;
@@ -69,8 +71,11 @@ export class RecordQueue {
   }
 }
 
-export function createLocalDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): ManagedDecisionLog {
+export function createLocalDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): LogCore {
   const sinks = createSinks(config, onError);
+  const gate = new CommitGate(sinks);
+  const store = sinks.find((s): s is SqliteSink => s instanceof SqliteSink);
+  let closed = false;
   const processor = new EventProcessor(sinks, maskOptions, onError);
   const counts = processor.counts;
   let recorded = 0;
@@ -103,7 +108,19 @@ export function createLocalDecisionLog(config: SinkConfig, source: EventSource, 
       drain();
       await Promise.all(sinks.map((s) => s.flush()));
     },
+    /** Here the commit runs on this thread, synchronously: the caller's turn waits for it. */
+    async durable(): Promise<void> {
+      if (closed) throw notDurable("the decision log is closed");
+      drain();
+      const verdict = gate.commit();
+      if (!verdict.ok) throw notDurable(verdict.reason);
+    },
+    health(): DecisionLogHealth {
+      const failure = store?.failure();
+      return failure ? { persisting: false, failingSince: new Date(failure.since).toISOString(), error: failure.message } : { persisting: true };
+    },
     async close(): Promise<void> {
+      closed = true;
       drain();
       // The remote and console sinks first, so the database (the record of last resort) closes last.
       for (const sink of [...sinks].reverse()) await sink.close();

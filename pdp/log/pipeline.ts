@@ -39,6 +39,8 @@ export interface SinkConfig {
   db?: string | Omit<SqliteSinkOptions, "onError">;
   console?: boolean | Writable;
   remote?: Omit<HttpSinkOptions, "onError">;
+  /** How long durable() waits for the store before it answers "not durable" (durable.ts). */
+  commitTimeoutMs?: number;
 }
 
 /** The configured sinks, in order SQLite, console, remote (the remote validates its settings first, so a bad URL never leaves a database handle open). */

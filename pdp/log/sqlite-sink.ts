@@ -2,10 +2,13 @@
  * The local, authoritative decision log: events are queued in memory and
  * written to SQLite in batches, one transaction per batch, on a short timer
  * or as soon as a batch is full. `write` only queues, so a decision never
- * waits for the disk. A failed batch stays queued and is retried on the
- * next tick; a full queue drops its oldest events and counts them.
- * Request outcomes (writeOutcome) share the queue, the batches and the
- * counters with the decision events: one transaction holds both kinds.
+ * waits for the disk; `commitNow` writes everything queued at once, for a
+ * caller that must know its decision is stored (durable() in the logs). A
+ * failed batch stays queued and is retried on the next tick; the sink is
+ * `failing` from the first failed write to the next successful one; a full
+ * queue drops its oldest events and counts them. Request outcomes
+ * (writeOutcome) share the queue, the batches and the counters with the
+ * decision events: one transaction holds both kinds.
  */
 import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
@@ -14,8 +17,15 @@ import type { LogEvent } from "./mask";
 import type { ErrorReporter, Sink, SinkStats } from "./sink";
 import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "./store";
 
+/**
+ * Events held while the store cannot be written: a few MB of rows (an event
+ * is ~1 KB), so a full disk keeps memory flat instead of growing until the
+ * process is killed. A minute of a busy instance's decisions at ~150/s.
+ */
+export const DEFAULT_BUFFER_LIMIT = 10_000;
+
 /** What an unset option means: the service's configuration starts from these too (config/settings.ts). */
-export const SQLITE_SINK_DEFAULTS = { flushIntervalMs: 100, batchSize: 500, bufferLimit: 100_000 };
+export const SQLITE_SINK_DEFAULTS = { flushIntervalMs: 100, batchSize: 500, bufferLimit: DEFAULT_BUFFER_LIMIT };
 
 export interface SqliteSinkOptions {
   file: string;
@@ -23,10 +33,16 @@ export interface SqliteSinkOptions {
   flushIntervalMs?: number;
   /** Events per transaction; a full batch is written at once (default 500). */
   batchSize?: number;
-  /** Events held in memory while the disk fails (default 100000). */
+  /**
+   * Events held in memory while the store cannot be written (default
+   * DEFAULT_BUFFER_LIMIT); beyond it the oldest are dropped and counted.
+   */
   bufferLimit?: number;
+  /** Largest size of the store file (store.ts StoreLimits); absent: none. */
+  maxBytes?: number;
   onError: ErrorReporter;
 }
+
 
 /**
  * Rows per INSERT statement. Each statement costs a fixed share (run, step,
@@ -90,9 +106,17 @@ export class SqliteSink implements Sink {
   /** Events whose decision_id was already in the log (kept once, the first one wins). */
   private duplicates = 0;
   private closed = false;
+  /** Since when writes fail (ms since the epoch), with the last failure; undefined while they succeed. */
+  private failing: { since: number; message: string } | undefined;
+  /** queue.dropped when writes started failing: what a recovery reports as lost meanwhile. */
+  private droppedWhenFailing = 0;
 
   constructor(private readonly options: SqliteSinkOptions) {
-    this.db = openForAppend(options.file);
+    const { maxBytes } = options;
+    if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes < 1)) {
+      throw new DecisionLogError("log_config_invalid", `decision store maxBytes must be a positive integer, got ${maxBytes}`);
+    }
+    this.db = openForAppend(options.file, { maxBytes });
     this.insert = this.db.prepare(insertSql(1));
     this.insertMany = this.db.prepare(insertSql(ROWS_PER_STATEMENT));
     this.queue = new BoundedBuffer(options.bufferLimit ?? SQLITE_SINK_DEFAULTS.bufferLimit);
@@ -143,8 +167,22 @@ export class SqliteSink implements Sink {
   }
 
   async flush(): Promise<void> {
+    this.commitNow();
+  }
+
+  /**
+   * Writes everything queued now; true when the queue is empty after (all
+   * of it is in the store, durable against the process dying: store.ts).
+   */
+  commitNow(): boolean {
     this.cancelTimer();
     this.writeQueued();
+    return this.queue.size === 0;
+  }
+
+  /** Whether the last write failed: since when and why (SQLite's message, never an event's contents). */
+  failure(): { since: number; message: string } | undefined {
+    return this.failing;
   }
 
   async close(): Promise<void> {
@@ -167,10 +205,16 @@ export class SqliteSink implements Sink {
         const inserted = this.writeBatch(batch);
         this.written += inserted;
         this.duplicates += batch.length - inserted;
+        if (this.failing) this.recovered(this.failing.since);
       } catch (err) {
         this.failures++;
         this.queue.requeue(batch);
-        this.options.onError(new DecisionLogError("sqlite_write_failed", `${batch.length} events kept for retry: ${messageOf(err)}`));
+        // Reported when writes start failing, not at every retry (ten a second on a full disk).
+        if (!this.failing) {
+          this.droppedWhenFailing = this.queue.dropped;
+          this.options.onError(new DecisionLogError("sqlite_write_failed", `${this.queue.size} events kept for retry (at most ${this.queue.limit}, then the oldest are dropped): ${messageOf(err)}`));
+        }
+        this.failing = { since: this.failing?.since ?? Date.now(), message: messageOf(err) };
         if (!this.closed) this.schedule(this.intervalMs);
         return;
       }
@@ -186,6 +230,12 @@ export class SqliteSink implements Sink {
     }, delayMs);
     // The log must not keep a finished process alive; shutdown calls close(), which flushes.
     this.timer.unref();
+  }
+
+  private recovered(since: number): void {
+    this.failing = undefined;
+    const dropped = this.queue.dropped - this.droppedWhenFailing;
+    this.options.onError(new DecisionLogError("sqlite_write_recovered", `writes succeed again after ${Date.now() - since} ms; ${dropped} events dropped meanwhile`));
   }
 
   private cancelTimer(): void {

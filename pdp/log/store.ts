@@ -88,6 +88,21 @@ CREATE TRIGGER IF NOT EXISTS outcomes_no_update BEFORE UPDATE ON outcomes
 BEGIN SELECT RAISE(ABORT, 'decision log is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS outcomes_no_delete BEFORE DELETE ON outcomes
 BEGIN SELECT RAISE(ABORT, 'decision log is append-only: DELETE refused'); END;
+
+-- One row per log start, clean stop, and interrupted run found at a start
+-- (runs.ts): how a restart knows the previous run's log was cut short.
+CREATE TABLE IF NOT EXISTS log_runs (
+  seq     INTEGER PRIMARY KEY,
+  run_id  TEXT NOT NULL,
+  kind    TEXT NOT NULL CHECK (kind IN ('start', 'clean_stop', 'interrupted')),
+  at      TEXT NOT NULL,
+  detail  TEXT NOT NULL CHECK (json_valid(detail))
+);
+CREATE INDEX IF NOT EXISTS log_runs_by_run ON log_runs (run_id, kind);
+CREATE TRIGGER IF NOT EXISTS log_runs_no_update BEFORE UPDATE ON log_runs
+BEGIN SELECT RAISE(ABORT, 'decision log is append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS log_runs_no_delete BEFORE DELETE ON log_runs
+BEGIN SELECT RAISE(ABORT, 'decision log is append-only: DELETE refused'); END;
 `;
 
 /** The row written for an event: its indexed columns and its JSON. */
@@ -141,16 +156,41 @@ export function outcomeRowOf(outcome: RequestOutcome, timestamp: string): Outcom
   };
 }
 
+/**
+ * How long a write waits for another connection's lock on the store before
+ * it fails (and is retried by the sink): short, because the connection that
+ * waits is the log's, and while it waits nothing reaches the store. Only a
+ * second writer (a shell, another process on the same file) ever holds one.
+ */
+const BUSY_TIMEOUT_MS = 250;
+
+export interface StoreLimits {
+  /**
+   * Largest size of the store file in bytes (PRAGMA max_page_count): beyond
+   * it inserts fail as they would on a full disk. Keeps the log from filling
+   * a volume it shares, and is how tests fill it. Absent: no limit.
+   */
+  maxBytes?: number;
+}
+
 /** Opens (creating if needed) the store for appending: WAL, schema, triggers. */
-export function openForAppend(file: string): Database.Database {
+export function openForAppend(file: string, limits: StoreLimits = {}): Database.Database {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma("journal_mode = WAL");
-  // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+  // Durable against the PROCESS dying (SIGKILL, crash): in WAL mode a commit has written its frames
+  // to the WAL file (write(2), in the OS page cache) before it returns, and the next open replays
+  // them. NORMAL skips the fsync at each commit, so an OS crash or power loss can lose the last
+  // commits; FULL would cover that at an fsync per transaction (out of scope here: see README).
   db.pragma("synchronous = NORMAL");
   // Belt and braces with decisions_keep_first: REPLACE's implicit delete fires the DELETE trigger.
   db.pragma("recursive_triggers = ON");
   db.exec(SCHEMA);
+  if (limits.maxBytes !== undefined) {
+    const pageSize = db.pragma("page_size", { simple: true }) as number;
+    // Never below the current size: SQLite would keep the larger one anyway.
+    db.pragma(`max_page_count = ${Math.max(1, Math.floor(limits.maxBytes / pageSize))}`);
+  }
   return db;
 }
 

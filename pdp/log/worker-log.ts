@@ -28,7 +28,8 @@ import { Worker } from "node:worker_threads";
 import type { BundleRef, DecisionRecord, RequestOutcome } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatTimestamp, type EventSource } from "./event";
-import type { DecisionLogStats, ManagedDecisionLog } from "./index";
+import { CommitWaiters, DEFAULT_COMMIT_TIMEOUT_MS, notDurable } from "./durable";
+import type { DecisionLogHealth, DecisionLogStats, LogCore } from "./index";
 import { createLocalDecisionLog, RecordQueue } from "./local-log";
 import { maskAndDrop, type MaskOptions } from "./mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeline";
@@ -72,7 +73,7 @@ export function createWorkerDecisionLog(
   onError: ErrorReporter,
   ringBytes = RING_BYTES,
   onWorker?: (worker: Worker) => void,
-): ManagedDecisionLog {
+): LogCore {
   // Open the store here first, so a bad path or a broken file fails createDecisionLog as it does in-thread.
   if (config.db !== undefined) openForAppend(typeof config.db === "string" ? config.db : config.db.file).close();
   const names = sinkNames(config);
@@ -103,11 +104,17 @@ export function createWorkerDecisionLog(
   // message too, so the worker takes every event in the order it was recorded.
   let messagesUntil = 0;
   let state: "running" | "failed" | "closed" = "running";
-  let fallback: ManagedDecisionLog | undefined; // in-thread processing after a worker failure
+  let fallback: LogCore | undefined; // in-thread processing after a worker failure
+  const commits = new CommitWaiters(() => post({ type: "commit", id: nextId++ }), config.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS);
+  let lastStoreError: string | undefined; // the store's last write failure, for health()
 
   worker.on("message", (message: FromWorker) => {
-    if (message.type === "error") onError(new DecisionLogError(message.code as DecisionLogError["code"], message.message));
-    else settle(message.id);
+    if (message.type === "error") {
+      if (message.code === "sqlite_write_failed") lastStoreError = message.message;
+      onError(new DecisionLogError(message.code as DecisionLogError["code"], message.message));
+    } else if (message.type === "committed") {
+      commits.answered(message.upTo, message.ok ? { ok: true } : { ok: false, reason: message.reason ?? "not committed" });
+    } else settle(message.id);
   });
   worker.on("error", (err) => fail(messageOf(err)));
   worker.on("exit", (code) => {
@@ -139,6 +146,8 @@ export function createWorkerDecisionLog(
       else fallback.record(record);
     }
     for (const id of [...waiting.keys()]) settle(id);
+    // Whether the worker committed them before it died is not known for sure: not durable.
+    commits.failAll(`decision log worker ${reason}`);
   }
 
   function settle(id: number): void {
@@ -288,6 +297,19 @@ export function createWorkerDecisionLog(
       drain();
       await request("flush");
       await fallback?.flush();
+    },
+    durable(): Promise<void> {
+      if (state === "failed") return fallback!.durable();
+      if (state === "closed") return Promise.reject(notDurable("the decision log is closed"));
+      drain(); // this thread's queue into the ring, so the worker's commit covers it
+      return commits.wait(sent);
+    },
+    health(): DecisionLogHealth {
+      const theirs = fallback?.health();
+      if (theirs && !theirs.persisting) return theirs;
+      const since = shared.failingSince();
+      if (state === "failed" || since === 0) return { persisting: true };
+      return { persisting: false, failingSince: new Date(since).toISOString(), error: lastStoreError ?? "the decision store cannot be written" };
     },
     async close(): Promise<void> {
       drain();

@@ -23,14 +23,21 @@ export type ToWorker =
    */
   | { type: "events"; records: Uint8Array[] }
   | { type: "flush"; id: number }
+  /** Commit every event sent before this message to the store now, and say whether all of it is there (durable()). */
+  | { type: "commit"; id: number }
   | { type: "close"; id: number };
 
-export type FromWorker = { type: "error"; code: string; message: string } | { type: "done"; id: number };
+export type FromWorker =
+  | { type: "error"; code: string; message: string }
+  | { type: "done"; id: number }
+  /** Events 1..upTo (in the order sent) are all in the store (ok), or not all of them could be (why). */
+  | { type: "committed"; id: number; upTo: number; ok: boolean; reason?: string };
 
 const COUNTS = ["logged", "droppedByPolicy", "failSafe", "internalErrors", "outcomes"] as const;
 const SINK_FIELDS = ["written", "pending", "dropped", "failures", "duplicates"] as const;
-/** Slot 0: events the worker has finished (logged, dropped or failed); then COUNTS; then SINK_FIELDS per sink. */
-const HEADER = 1 + COUNTS.length;
+/** Slot 0: events the worker has finished (logged, dropped or failed); then COUNTS; then FAILING_SINCE; then SINK_FIELDS per sink. */
+const FAILING_SINCE = 1 + COUNTS.length;
+const HEADER = FAILING_SINCE + 1;
 
 /**
  * The worker's counters in a SharedArrayBuffer: the worker writes, the
@@ -51,15 +58,22 @@ export class WorkerStats {
     return new SharedArrayBuffer(8 * (HEADER + SINK_FIELDS.length * sinkCount));
   }
 
-  write(processed: number, counts: LogCounts, sinks: Array<SinkStats & { duplicates?: number }>): void {
+  /** `failingSince`: when the store's writes started failing (ms since the epoch), 0 while they succeed. */
+  write(processed: number, counts: LogCounts, sinks: Array<SinkStats & { duplicates?: number }>, failingSince = 0): void {
     Atomics.store(this.slots, 0, BigInt(processed));
     Atomics.notify(this.slots, 0);
     COUNTS.forEach((name, i) => Atomics.store(this.slots, 1 + i, BigInt(counts[name])));
+    Atomics.store(this.slots, FAILING_SINCE, BigInt(failingSince));
     sinks.forEach((s, n) => SINK_FIELDS.forEach((f, i) => Atomics.store(this.slots, HEADER + n * SINK_FIELDS.length + i, BigInt(s[f] ?? 0))));
   }
 
   processed(): number {
     return Number(Atomics.load(this.slots, 0));
+  }
+
+  /** When the store's writes started failing (ms since the epoch), 0 while they succeed. */
+  failingSince(): number {
+    return Number(Atomics.load(this.slots, FAILING_SINCE));
   }
 
   counts(): LogCounts {

@@ -26,9 +26,11 @@ import type { DecisionRecord, PolicyEvaluator } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatTimestamp, type EventSource } from "./event";
 import type { LogEvent, MaskOptions } from "./mask";
+import { CommitGate } from "./durable";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { Sink } from "./sink";
 import type { OutcomeRow } from "./store";
+import { SqliteSink } from "./sqlite-sink";
 import { RecordBuffer, RingReader } from "./ring";
 import { EventRecords, WorkerStats, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 
@@ -96,6 +98,8 @@ function main(): void {
   const onError = (error: DecisionLogError): void => send({ type: "error", code: error.code, message: error.message });
   const sinks: Sink[] = createSinks(init.config, onError);
   const processor = new EventProcessor(sinks, init.maskOptions, onError);
+  const gate = new CommitGate(sinks);
+  const store = sinks.find((s): s is SqliteSink => s instanceof SqliteSink);
   const stats = new WorkerStats(init.stats, sinks.length);
   const ring = new RingReader(init.ring);
   const bundles = new Map<string, Promise<PolicyEvaluator>>();
@@ -103,7 +107,7 @@ function main(): void {
   const ready = new Map<string, PolicyEvaluator>();
   let processed = 0;
 
-  const publish = (): void => stats.write(processed, processor.counts, sinks.map((s) => s.stats()));
+  const publish = (): void => stats.write(processed, processor.counts, sinks.map((s) => s.stats()), store?.failure()?.since ?? 0);
   const timer = setInterval(publish, PUBLISH_EVERY_MS);
 
   async function handle(message: ToWorker): Promise<void> {
@@ -131,6 +135,13 @@ function main(): void {
         publish();
         send({ type: "done", id: message.id });
         return;
+      case "commit": {
+        await readRing("all");
+        const verdict = gate.commit();
+        publish();
+        send({ type: "committed", id: message.id, upTo: processed, ...verdict });
+        return;
+      }
       case "close":
         await readRing("all");
         // The database (the record of last resort) closes last.
@@ -222,6 +233,7 @@ function main(): void {
         onError(new DecisionLogError("log_worker_failed", messageOf(err)));
         // A flush or close that failed still answers: the recording thread must not wait forever.
         if (message.type === "flush" || message.type === "close") send({ type: "done", id: message.id });
+        if (message.type === "commit") send({ type: "committed", id: message.id, upTo: processed, ok: false, reason: messageOf(err) });
       });
   });
 }
