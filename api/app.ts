@@ -4,7 +4,7 @@
  * path:
  *
  *   log -> authenticate -> resolve route -> guard params (query, body)
- *       -> rate limit -> decide -> act -> project
+ *       -> rate limit -> decide -> keep record -> act -> project
  *
  * and anything else falls through to 404 route_not_found. Nothing is
  * mounted outside this loop, and createApp refuses to return an app whose
@@ -26,6 +26,7 @@ import { decide, requestCounter } from "./middleware/decide";
 import { notFound, problemHandler } from "./middleware/errors";
 import { guardBody, readBody } from "./middleware/guard-body";
 import { guardParams } from "./middleware/guard-params";
+import { keepRecord } from "./middleware/keep-record";
 import { logRequests } from "./middleware/log";
 import { project } from "./middleware/project";
 import { MemoryRateLimitStore, rateLimit, type RateLimitStore } from "./middleware/rate-limit";
@@ -106,6 +107,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
       guardBody(record),
       limiter,
       decide(record, handler, deps, requestIds),
+      keepRecord(record, deps),
       act(record, handler, deps, routesById),
       project,
     ];

@@ -10,7 +10,20 @@ import type { ExportRunner } from "./exports/runner";
 import type { TestRunVerifier } from "./identity/test-run";
 import type { TokenVerifier } from "./identity/verifier";
 import { checkRateLimits, type RateLimitConfig } from "./middleware/rate-limit";
+import type { DecisionLogHealth, InterruptedRun } from "../pdp/log";
+import type { LogFailureStance } from "./trail/config";
 import type { VersionCatalog } from "./versions";
+
+/** What the API needs of the decision log (pdp/log's ManagedDecisionLog): the audit trail's state. */
+export interface DecisionTrail {
+  /** Every decision recorded so far is committed to the store (rejects when that cannot be confirmed). */
+  durable(): Promise<void>;
+  health(): DecisionLogHealth;
+  /** Events the log could not keep, since it started. */
+  lost(): number;
+  /** Earlier runs found interrupted when the log opened its store. */
+  readonly interruptedRuns: readonly InterruptedRun[];
+}
 
 /** One structured log line (JSON); never given secrets. */
 export type ApiLogger = (entry: Record<string, unknown>) => void;
@@ -26,6 +39,10 @@ export interface ApiDeps {
   logger: ApiLogger;
   /** Runs the export jobs POST /api/admin/export stores; its owner resumes it at start-up and stops it before closing the database. */
   exportRunner: Pick<ExportRunner, "enqueue">;
+  /** The PDP's decision log: state-changing requests wait for their decision's commit; /health and /metrics report it. */
+  decisionLog: DecisionTrail;
+  /** What to do while the decision log cannot store decisions (default refuse-writes: api/trail/config.ts). */
+  logFailure?: LogFailureStance;
   /** Largest accepted JSON body in bytes (default 16 KiB). */
   bodyLimitBytes?: number;
   /** Proxies (IP addresses, CIDR ranges) whose X-Forwarded-For names the client (middleware/client-address.ts); default none. */

@@ -55,8 +55,27 @@ export const policyBundleHealth: HealthCheck = (deps) => {
   return reasons;
 };
 
+/**
+ * The decision log: it cannot store decisions now (full disk, size cap,
+ * lock). Under the `refuse-all` stance the instance refuses everything but
+ * /health and /metrics, so it is unavailable (503); otherwise it still
+ * serves reads (and, under `fail-open`, writes): degraded (200).
+ */
+export const decisionLogHealth: HealthCheck = (deps) => {
+  const trail = deps.decisionLog.health();
+  if (trail.persisting) return [];
+  const stance = deps.logFailure ?? "refuse-writes";
+  const detail =
+    stance === "fail-open"
+      ? "decisions cannot be stored: requests are served and their decisions lost"
+      : stance === "refuse-all"
+        ? "decisions cannot be stored: requests are refused"
+        : "decisions cannot be stored: state-changing requests are refused, reads are served";
+  return [{ component: "decision_log", code: "decision_log_unavailable", detail, since: trail.failingSince ?? null, unavailable: stance === "refuse-all" }];
+};
+
 /** Every check /health runs, in order. */
-export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth];
+export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth, decisionLogHealth];
 
 export function assessHealth(deps: ApiDeps, checks: readonly HealthCheck[] = HEALTH_CHECKS): { httpStatus: number; body: Record<string, unknown> } {
   const reasons = checks.flatMap((check) => check(deps));

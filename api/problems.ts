@@ -44,6 +44,7 @@ export const PROBLEMS = {
   conflict: { status: 409, title: "Conflict", detail: "The resource is not in a state that allows this operation." },
   rate_limited: { status: 429, title: "Too Many Requests", detail: "The rate limit for this route is exhausted; retry later." },
   policy_unavailable: { status: 503, title: "Service Unavailable", detail: "The policy decision point could not decide; the request was denied." },
+  decision_log_unavailable: { status: 503, title: "Service Unavailable", detail: "The decision log cannot store decisions now; the request was not carried out." },
   internal_error: { status: 500, title: "Internal Server Error", detail: "The request failed." },
 } satisfies Record<string, ProblemSpec>;
 

@@ -35,6 +35,7 @@ import { createTestRunVerifier } from "./identity/test-run";
 import { createVerifier } from "./identity/verifier";
 import { acceptBundles } from "./registry/check";
 import { ROUTES } from "./registry/routes";
+import { reportInterruptedRuns } from "./trail/report";
 import { loadVersions, type VersionCatalog } from "./versions";
 
 /** What is code rather than configuration: where operational logs go, and test seams. */
@@ -87,8 +88,9 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       () => db.close(),
     ]));
   try {
-    const { file, batchSize, flushIntervalMs, bufferLimit, console } = config.decisionLog;
-    log = hooks.decisionLog ?? createDecisionLog({ db: { file, batchSize, flushIntervalMs, bufferLimit }, console, onError: hooks.decisionLogErrors });
+    const { file, batchSize, flushIntervalMs, bufferLimit, maxBytes, console, commitTimeoutMs } = config.decisionLog;
+    log = hooks.decisionLog ?? createDecisionLog({ db: { file, batchSize, flushIntervalMs, bufferLimit, maxBytes }, console, commitTimeoutMs, onError: hooks.decisionLogErrors });
+    reportInterruptedRuns(log, logger);
     const { watch, pollIntervalMs } = config.bundle;
     const bundle = config.bundle.url !== undefined ? { url: config.bundle.url } : { file: config.bundle.file, watch, pollIntervalMs };
     // Every bundle, the first and each hot reload, must pass the start-up check's policy probe before it decides.
@@ -103,6 +105,8 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       rateLimits: config.rateLimits,
       logger,
       exportRunner,
+      decisionLog: log,
+      logFailure: config.decisionLog.onFailure,
       bodyLimitBytes: config.http.bodyLimitBytes,
       enumeration: config.enumeration,
       now: hooks.now,

@@ -14,6 +14,11 @@
  * SIGINT/SIGTERM: stop accepting, finish requests in flight (http.shutdownGraceMs,
  * 10 s by default), then close the service in its one shutdown order.
  *
+ * The decision log's store keeps run markers: a start that finds an earlier
+ * run without a clean stop says so (a warning line, and /metrics). Exit
+ * code 0 after a clean shutdown, 3 (EXIT_EVENTS_LOST) when decision events
+ * were lost (the store could not take them), 1 when shutting down failed.
+ *
  * Once listening it prints, once, on stderr, where it listens and what to
  * try next (readyMessage); stdout stays one JSON log line per event, for
  * machines.
@@ -21,6 +26,7 @@
 import * as http from "node:http";
 import { jsonLogger } from "../api/deps";
 import { createService } from "../api/service";
+import { reportLogClosed } from "../api/trail/report";
 import { loadConfig, unknownVariables } from "../config";
 import { flagsOf, one, parseArgs, UsageError } from "./args";
 
@@ -71,7 +77,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       server.close(() => {
         clearTimeout(force);
         service.close().then(
-          () => resolve(0),
+          () => resolve(reportLogClosed(service.log, jsonLogger)),
           (err) => {
             console.error(err instanceof Error ? err.message : String(err));
             resolve(1);

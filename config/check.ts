@@ -17,7 +17,9 @@ export type Kind =
   /** `secure`: https, or http to a loopback host only (keys and policies must not travel in clear text). */
   | { type: "url"; secure?: boolean }
   | { type: "addresses" }
-  | { type: "algorithms" };
+  | { type: "algorithms" }
+  /** One of a fixed list of words. */
+  | { type: "choice"; values: readonly string[] };
 
 /**
  * Asymmetric JWS algorithms only: `none` never, and HS* never (a shared
@@ -48,6 +50,11 @@ export function checkValue(kind: Kind, value: unknown, setting: string): unknown
       return checkUrl(checkString(value, setting), setting, kind.secure ?? false);
     case "addresses":
       return checkList(value, setting).map((entry) => checkAddress(entry, setting));
+    case "choice":
+      if (typeof value !== "string" || !kind.values.includes(value)) {
+        throw new ConfigError("CONFIG_INVALID_CHOICE", setting, `must be one of ${kind.values.join(", ")}, got ${describe(value)}`);
+      }
+      return value;
     case "algorithms": {
       const list = checkList(value, setting);
       if (list.length === 0) throw new ConfigError("CONFIG_MISSING", setting, "must list at least one signature algorithm");

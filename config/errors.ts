@@ -31,6 +31,8 @@ export const CONFIG_ERROR_CODES = [
   "CONFIG_INVALID_ADDRESS",
   /** A JWT algorithm that is not an asymmetric JWS algorithm (`none`, HS256, a typo). */
   "CONFIG_INVALID_ALGORITHM",
+  /** Not one of the words a setting takes (decisionLog.onFailure). */
+  "CONFIG_INVALID_CHOICE",
   /** Two settings contradict each other (a bundle file and a bundle URL, a minimum above its maximum). */
   "CONFIG_CONFLICT",
 ] as const;

@@ -19,6 +19,8 @@ import { DEFAULT_ENUMERATION } from "../api/security/monitor";
 import { DEFAULT_DB_FILE } from "../db";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log/store";
 import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sqlite-sink";
+import { DEFAULT_COMMIT_TIMEOUT_MS } from "../pdp/log/durable";
+import { LOG_FAILURE_STANCES, type LogFailureStance } from "../api/trail/config";
 import type { Kind } from "./check";
 
 export const DEFAULT_BUNDLE_FILE = "var/bundle.tar.gz";
@@ -65,8 +67,21 @@ export interface Config {
   database: { file: string };
   /** The policy bundle: a file watched for changes, or a bundle server polled (exactly one). */
   bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & { watch: boolean; pollIntervalMs: number };
-  /** The decision log's SQLite file and batching; `console` adds one JSON line per decision on stdout. */
-  decisionLog: { file: string; batchSize: number; flushIntervalMs: number; bufferLimit: number; console: boolean };
+  /**
+   * The decision log's SQLite file and batching; `console` adds one JSON line per decision on stdout;
+   * `maxBytes` caps the file (unset: no cap); `commitTimeoutMs` bounds a write's wait for its decision's
+   * commit; `onFailure` is what the API does while decisions cannot be stored (api/trail/config.ts).
+   */
+  decisionLog: {
+    file: string;
+    batchSize: number;
+    flushIntervalMs: number;
+    bufferLimit: number;
+    maxBytes?: number;
+    commitTimeoutMs: number;
+    onFailure: LogFailureStance;
+    console: boolean;
+  };
   identity: IdentityConfig;
   rateLimits: RateLimitConfig;
   /** Distinct unknown ids within the window before an actor is reported for enumeration. */
@@ -94,7 +109,7 @@ export const DEFAULTS: Config = {
   },
   database: { file: DEFAULT_DB_FILE },
   bundle: { file: DEFAULT_BUNDLE_FILE, watch: true, pollIntervalMs: 2000 },
-  decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, console: false },
+  decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, commitTimeoutMs: DEFAULT_COMMIT_TIMEOUT_MS, onFailure: "refuse-writes", console: false },
   identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: DEFAULT_DEV_KEY_FILE, clockToleranceSec: 30, cacheTtlSec: 60 },
   rateLimits: DEFAULT_RATE_LIMITS,
   enumeration: DEFAULT_ENUMERATION,
@@ -132,7 +147,10 @@ export const SETTINGS: readonly Setting[] = [
   { path: "decisionLog.file", env: "PORTCULLIS_DECISIONS_DB", kind: { type: "string" }, doc: "decision log SQLite file" },
   { path: "decisionLog.batchSize", env: "PORTCULLIS_DECISION_LOG_BATCH_SIZE", kind: atLeast(1), doc: "events per write transaction" },
   { path: "decisionLog.flushIntervalMs", env: "PORTCULLIS_DECISION_LOG_FLUSH_INTERVAL_MS", kind: atLeast(1), doc: "longest wait of an event before its batch is written" },
-  { path: "decisionLog.bufferLimit", env: "PORTCULLIS_DECISION_LOG_BUFFER_LIMIT", kind: atLeast(1), doc: "events held in memory while the disk fails" },
+  { path: "decisionLog.bufferLimit", env: "PORTCULLIS_DECISION_LOG_BUFFER_LIMIT", kind: atLeast(1), doc: "events held in memory while the disk fails (then the oldest are dropped and counted)" },
+  { path: "decisionLog.maxBytes", env: "PORTCULLIS_DECISION_LOG_MAX_BYTES", kind: atLeast(4096), doc: "largest size of the decision log file (then it fails like a full disk)" },
+  { path: "decisionLog.commitTimeoutMs", env: "PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS", kind: atLeast(1), doc: "longest wait of a write for its decision's commit (then 503)" },
+  { path: "decisionLog.onFailure", env: "PORTCULLIS_DECISION_LOG_ON_FAILURE", kind: { type: "choice", values: LOG_FAILURE_STANCES }, doc: "while decisions cannot be stored: refuse-writes (503), refuse-all, or fail-open" },
   { path: "decisionLog.console", env: "PORTCULLIS_DECISION_LOG_CONSOLE", kind: { type: "boolean" }, doc: "also one JSON line per decision on stdout" },
   { path: "identity.issuer", env: "PORTCULLIS_JWT_ISSUER", kind: { type: "string" }, doc: "expected `iss`" },
   { path: "identity.audience", env: "PORTCULLIS_JWT_AUDIENCE", kind: { type: "string" }, doc: "expected `aud`" },

@@ -57,7 +57,7 @@ export const ROUTES: RouteRecord[] = [
     resource: "invoice", action: "read", owner: "billing", summary: "Read several invoices by id (all or nothing)",
     params: [],
     body: { type: "object", properties: { ids: { type: "array", items: ID, minItems: 1, maxItems: 50, uniqueItems: true } }, required: ["ids"] },
-    rateLimit: "default", audience: "public", documented: true, successStatus: 200,
+    rateLimit: "default", audience: "public", documented: true, successStatus: 200, readOnly: true,
   },
   {
     id: "invoices.list", method: "GET", paths: ["/invoices"], versions: "*",
@@ -139,8 +139,18 @@ export const ROUTES: RouteRecord[] = [
     resource: "report", action: "export", owner: "data", summary: "Tenant report export (internal tooling, admins)",
     params: [], body: method === "POST" ? { type: "object", properties: { format: { type: "string", enum: ["json", "csv"] } } } : undefined,
     rateLimit: "sensitive", audience: "internal", documented: false, successStatus: 200, produces: method === "POST" ? ["text/csv"] : undefined,
+    ...(method === "POST" ? { readOnly: true as const } : {}),
   })),
 ];
+
+/**
+ * Whether a route may change state: every method but GET, unless its record
+ * says it only reads. A POST nobody marked stays a write (its decision is
+ * made durable before it acts: middleware/keep-record.ts).
+ */
+export function changesState(record: RouteRecord): boolean {
+  return record.method !== "GET" && record.readOnly !== true;
+}
 
 /** Express path syntax for a template: `/invoices/{invoice_id}` -> `/invoices/:invoice_id`. */
 export function expressPath(template: string): string {

@@ -68,4 +68,6 @@ export interface RouteRecord {
   successStatus: number;
   /** Media types the route answers instead of JSON when the request's body asks for them (`format: "csv"` -> text/csv). */
   produces?: string[];
+  /** A non-GET route that changes nothing (a read with a body): its decision takes the log's batched path. */
+  readOnly?: true;
 }

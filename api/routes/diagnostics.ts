@@ -2,8 +2,10 @@
  * Diagnostic routes, each with its own policy: GET /health (public),
  * GET /metrics (staff), GET /openapi.json (public, generated from the
  * registry). Health (health.ts) says whether the instance serves and why
- * it is degraded, never a bundle's contents; metrics are counters without
- * ids or tenants, plus the last bundle load error (staff only).
+ * it is degraded (the policy bundle, the decision log), never a bundle's
+ * contents or a store's error text; metrics are counters without ids or
+ * tenants, plus the last bundle load error and the decision log's state
+ * (staff only).
  */
 import { assessHealth } from "../health";
 import type { Metrics } from "../metrics";
@@ -20,9 +22,29 @@ export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string,
     "metrics.get": {
       act(ctx) {
         const pdp = ctx.deps.pdp.status();
+        const trail = ctx.deps.decisionLog;
+        const health = trail.health();
+        const decisionLog = {
+          persisting: health.persisting,
+          failing_since: health.failingSince ?? null,
+          error: health.error ?? null,
+          events_lost: trail.lost(),
+          interrupted_runs_found: trail.interruptedRuns.length,
+        };
         return {
           status: 200,
-          body: { one: { metrics: { ...metrics.snapshot(), bundle_revision: pdp.active?.revision ?? null, bundle_reloads: pdp.reloads, bundle_failures: pdp.failures, bundle_last_error: pdp.lastError } } },
+          body: {
+            one: {
+              metrics: {
+                ...metrics.snapshot(),
+                bundle_revision: pdp.active?.revision ?? null,
+                bundle_reloads: pdp.reloads,
+                bundle_failures: pdp.failures,
+                bundle_last_error: pdp.lastError,
+                decision_log: decisionLog,
+              },
+            },
+          },
         };
       },
     },

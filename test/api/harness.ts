@@ -19,6 +19,7 @@ import type { ExportRunner } from "../../api/exports/runner";
 import { mintDevToken } from "../../api/identity/mint";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../../api/middleware/rate-limit";
 import { createService } from "../../api/service";
+import type { LogFailureStance } from "../../api/trail/config";
 import { collectPolicyInputs } from "../../cli/files";
 import type { PortcullisDb } from "../../db";
 import type { Pdp } from "../../pdp";
@@ -81,6 +82,8 @@ export interface HarnessOptions {
   now?: () => number;
   /** Runs on the new database before the runner resumes: a previous run's leftovers (an interrupted job). */
   beforeStart?: (db: PortcullisDb) => void;
+  /** The decision log's settings (a small `maxBytes` fills its store; `onFailure` is the stance while it cannot be written). */
+  decisionLog?: { maxBytes?: number; bufferLimit?: number; flushIntervalMs?: number; onFailure?: LogFailureStance };
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -93,7 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     {
       database: { file: path.join(dir, "portcullis.db") },
       bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
-      decisionLog: { file: path.join(dir, "decisions.db") },
+      decisionLog: { file: path.join(dir, "decisions.db"), ...options.decisionLog },
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
       // Suites send many forged tokens from one address: their own failed-authentication budget is generous.
       rateLimits: { ...DEFAULT_RATE_LIMITS, authentication: { limit: 1000, windowSec: 60 }, ...options.rateLimits },
