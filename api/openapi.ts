@@ -26,6 +26,7 @@
  */
 import { readFieldsByRole, writeFields } from "./fields";
 import type { FieldSchema, RouteRecord } from "./registry/types";
+import { REPORTS_OUTAGES } from "./middleware/keep-record";
 import { PROBLEM_TYPE_PREFIX, PROBLEMS, type ProblemCode } from "./problems";
 import { isPublishedAt, stateAt, successorOf, type VersionCatalog } from "./versions";
 import { LISTS, WIRE_FIELDS, type JsonSchema } from "./views";
@@ -79,6 +80,8 @@ function problemsOf(route: RouteRecord): Map<number, ProblemCode[]> {
   if (!readFieldsByRole(route.id).has("anyone")) codes.push(...POLICY_REFUSALS);
   if (CONFLICTING_ACTIONS.has(route.action)) codes.push("conflict");
   if (route.produces) codes.push("not_acceptable");
+  // Refused while the decision log cannot store decisions: writes by default, reads too under `refuse-all`.
+  if (!REPORTS_OUTAGES.has(route.id)) codes.push("decision_log_unavailable");
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of codes) {
     const status = PROBLEMS[code].status;
@@ -120,10 +123,10 @@ function responsesOf(route: RouteRecord, mediaTypes: string[]): Record<string, u
   const responses: Record<string, unknown> = { [String(route.successStatus)]: success };
   for (const [status, codes] of problemsOf(route)) {
     const problem = problemResponse(codes, status);
-    // Health answers 503 with its own body when no policy bundle is active (and a problem when the PDP fails).
+    // Health answers 503 with its own body when the instance cannot serve (no active bundle; the decision log down under refuse-all), and a problem when the PDP fails.
     if (status === 503 && route.id === "health.get") {
       (problem.content as Record<string, unknown>) = { ...(problem.content as Record<string, unknown>), ...json(readSchema(route)) };
-      problem.description = `degraded (no active policy bundle), or ${codes.join(", ")}`;
+      problem.description = `unavailable (with its reasons), or ${codes.join(", ")}`;
     }
     responses[String(status)] = problem;
   }

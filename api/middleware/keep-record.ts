@@ -23,12 +23,12 @@ import type { RouteRecord } from "../registry/types";
 export const LOG_RETRY_AFTER_SEC = 10;
 
 /** The routes that report an outage: answered under every stance. */
-const REPORTERS = new Set(["health.get", "metrics.get"]);
+export const REPORTS_OUTAGES: ReadonlySet<string> = new Set(["health.get", "metrics.get"]);
 
 export function keepRecord(record: RouteRecord, deps: ApiDeps) {
   const writes = changesState(record);
   const stance = deps.logFailure ?? "refuse-writes";
-  const refusesWhenDown = stance === "refuse-all" ? !REPORTERS.has(record.id) : stance === "refuse-writes" && writes;
+  const refusesWhenDown = stance === "refuse-all" ? !REPORTS_OUTAGES.has(record.id) : stance === "refuse-writes" && writes;
   return function keepRecord(_req: Request, res: Response, next: NextFunction): void | Promise<void> {
     if (refusesWhenDown && !deps.decisionLog.health().persisting) throw unavailable(res, "The decision log cannot store decisions now; the request was not carried out.");
     if (!writes) return next();

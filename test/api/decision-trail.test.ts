@@ -59,7 +59,7 @@ test("a healthy log: an acknowledged write's decision is already in the store wh
     for (const w of writes) expect(stored.has(w.headers["decision-id"])).toBe(true);
     const read = await request(h.app).get("/invoices/inv_alice_1").set(alice);
     expect(read.status).toBe(200);
-    expect((await request(h.app).get("/health")).body).toEqual({ status: "ok" });
+    expect((await request(h.app).get("/health")).body).toEqual({ status: "ok", reasons: [] });
   } finally {
     await h.close();
   }
@@ -138,7 +138,7 @@ test("a locked decision store: degraded while locked, ok again once released, an
     expectProblem(await request(h.app).patch("/profile").set(auth).send({ displayName: "Locked Out" }), 503, "decision_log_unavailable");
     holder.exec("ROLLBACK");
     await until(() => h.log.health().persisting);
-    expect((await request(h.app).get("/health")).body).toEqual({ status: "ok" });
+    expect((await request(h.app).get("/health")).body).toEqual({ status: "ok", reasons: [] });
     const write = await request(h.app).patch("/profile").set(auth).send({ displayName: "Back" });
     expect(write.status).toBe(200);
     expect(storedIds(h).has(write.headers["decision-id"])).toBe(true);
