@@ -2,7 +2,8 @@
  * The API while its decision log cannot store decisions, through real HTTP
  * on the real chain: a decisions database capped with PRAGMA max_page_count
  * (`maxBytes`: a full disk without filling one) or locked by a second
- * connection. /health turns degraded (503, reason decision_log_unavailable)
+ * connection. /health turns degraded (reason decision_log_unavailable: 200
+ * while reads are served, 503 under refuse-all)
  * and back to ok, writes are refused with 503 problem+json and Retry-After
  * and change nothing, reads go on, the log's buffer stays within its bound
  * and counts what it drops; the other stances do what they say. With a
@@ -61,7 +62,7 @@ test("a healthy log: an acknowledged write's decision is already in the store wh
     for (const w of writes) expect(stored.has(w.headers["decision-id"])).toBe(true);
     const read = await request(h.app).get("/invoices/inv_alice_1").set(alice);
     expect(read.status).toBe(200);
-    expect((await request(h.app).get("/health")).body).toEqual({ status: "ok", reasons: [] });
+    expect((await request(h.app).get("/health")).body).toMatchObject({ status: "ok", reasons: [] });
   } finally {
     await h.close();
   }
@@ -70,11 +71,16 @@ test("a healthy log: an acknowledged write's decision is already in the store wh
 test("a full decision store: /health degraded, writes 503 with Retry-After and nothing changed, reads 200, the buffer bounded and every loss counted", async () => {
   const h = await startHarness({ decisions: SMALL_STORE });
   try {
-    expect((await request(h.app).get("/health")).status).toBe(200);
+    expect((await request(h.app).get("/health")).body.status).toBe("ok");
     await fillTheStore(h);
+    // Degraded, still 200: the instance serves reads (a load balancer keeps it; writes are refused below).
     const health = await request(h.app).get("/health");
-    expect(health.status).toBe(503);
-    expect(health.body).toEqual({ status: "degraded", reasons: [{ code: "decision_log_unavailable", since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }] });
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({
+      status: "degraded",
+      revision: "api-test",
+      reasons: [{ component: "decision_log", code: "decision_log_unavailable", detail: expect.stringMatching(/state-changing requests are refused/), since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }],
+    });
 
     const before = h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })?.display_name;
     const write = await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "Never Stored" });
@@ -112,7 +118,7 @@ test("stances: fail-open serves writes and only reports; refuse-all refuses read
     await fillTheStore(open);
     const write = await request(open.app).patch("/profile").set(await open.auth("u_alice")).send({ displayName: "Open" });
     expect(write.status).toBe(200);
-    expect((await request(open.app).get("/health")).status).toBe(503);
+    expect((await request(open.app).get("/health")).body).toMatchObject({ status: "degraded", reasons: [{ code: "decision_log_unavailable", detail: expect.stringMatching(/decisions lost/) }] });
   } finally {
     await open.close();
   }
@@ -121,7 +127,9 @@ test("stances: fail-open serves writes and only reports; refuse-all refuses read
     await fillTheStore(closed);
     const read = await request(closed.app).get("/invoices/inv_alice_1").set(await closed.auth("u_alice"));
     expectProblem(read, 503, "decision_log_unavailable");
-    expect((await request(closed.app).get("/health")).body.status).toBe("degraded");
+    // Nothing but /health and /metrics is served: unavailable, 503, so a load balancer takes the instance out.
+    const health = await request(closed.app).get("/health");
+    expect({ status: health.status, body: health.body.status }).toEqual({ status: 503, body: "degraded" });
   } finally {
     await closed.close();
   }
@@ -137,11 +145,11 @@ test("a locked decision store: degraded while locked, ok again once released, an
       expect((await request(h.app).get("/invoices/inv_alice_1").set(auth)).status).toBe(200);
       return !h.log.health().persisting;
     });
-    expect((await request(h.app).get("/health")).status).toBe(503);
+    expect((await request(h.app).get("/health")).body).toMatchObject({ status: "degraded", reasons: [{ code: "decision_log_unavailable" }] });
     expectProblem(await request(h.app).patch("/profile").set(auth).send({ displayName: "Locked Out" }), 503, "decision_log_unavailable");
     holder.exec("ROLLBACK");
     await until(() => h.log.health().persisting);
-    expect((await request(h.app).get("/health")).body).toEqual({ status: "ok", reasons: [] });
+    expect((await request(h.app).get("/health")).body).toMatchObject({ status: "ok", reasons: [] });
     const write = await request(h.app).patch("/profile").set(auth).send({ displayName: "Back" });
     expect(write.status).toBe(200);
     expect(storedIds(h).has(write.headers["decision-id"])).toBe(true);
