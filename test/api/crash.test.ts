@@ -6,7 +6,7 @@
  * restart finds the interrupted log and says so (a warning line, /metrics,
  * a row in log_runs), and a SIGTERM then ends cleanly (exit 0, nothing
  * lost). And with a decisions database too small for the traffic (a full
- * disk, through PORTCULLIS_DECISIONS_MAX_BYTES): /health degraded, writes
+ * disk, through PORTCULLIS_DECISION_LOG_MAX_BYTES): /health degraded, writes
  * refused with 503, reads answered, and a shutdown that reports the lost
  * events and exits non-zero.
  */
@@ -16,7 +16,7 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
-import { DEV_AUDIENCE, DEV_ISSUER } from "../../api/identity/config";
+import { DEV_AUDIENCE, DEV_ISSUER } from "../../config";
 import { mintDevToken } from "../../api/identity/mint";
 import { policyBundle } from "./harness";
 
@@ -171,7 +171,7 @@ test("a full decisions disk under the real service: /health degraded, writes 503
   const dir = workdir();
   const alice = await token(dir, "u_alice");
   // Room for the start-up (schema, run marker, start-up probes) and a few dozen decisions more.
-  const service = await serve(dir, { PORTCULLIS_DECISIONS_MAX_BYTES: String(24 * 4096), PORTCULLIS_LOG_BUFFER_EVENTS: "50" });
+  const service = await serve(dir, { PORTCULLIS_DECISION_LOG_MAX_BYTES: String(24 * 4096), PORTCULLIS_DECISION_LOG_BUFFER_LIMIT: "50" });
   const agent = new http.Agent({ keepAlive: true });
   const healthOf = async () => JSON.parse((await send(service.port, agent, "GET", "/health")).body) as { status: string; reasons: unknown[] };
   expect((await healthOf()).status).toBe("ok");

@@ -48,7 +48,7 @@ async function fillTheStore(h: Harness): Promise<void> {
 
 test("a healthy log: an acknowledged write's decision is already in the store when the client has the answer", async () => {
   // A batch window far longer than the test: only the write's own commit can have put it there.
-  const h = await startHarness({ decisions: { flushIntervalMs: 60_000 } });
+  const h = await startHarness({ decisionLog: { flushIntervalMs: 60_000 } });
   try {
     const alice = await h.auth("u_alice");
     const carol = await h.auth("u_carol");
@@ -69,7 +69,7 @@ test("a healthy log: an acknowledged write's decision is already in the store wh
 });
 
 test("a full decision store: /health degraded, writes 503 with Retry-After and nothing changed, reads 200, the buffer bounded and every loss counted", async () => {
-  const h = await startHarness({ decisions: SMALL_STORE });
+  const h = await startHarness({ decisionLog: SMALL_STORE });
   try {
     expect((await request(h.app).get("/health")).body.status).toBe("ok");
     await fillTheStore(h);
@@ -113,7 +113,7 @@ test("a full decision store: /health degraded, writes 503 with Retry-After and n
 });
 
 test("stances: fail-open serves writes and only reports; refuse-all refuses reads too but still answers /health", async () => {
-  const open = await startHarness({ decisions: SMALL_STORE, logFailure: "fail-open" });
+  const open = await startHarness({ decisionLog: { ...SMALL_STORE, onFailure: "fail-open" } });
   try {
     await fillTheStore(open);
     const write = await request(open.app).patch("/profile").set(await open.auth("u_alice")).send({ displayName: "Open" });
@@ -122,7 +122,7 @@ test("stances: fail-open serves writes and only reports; refuse-all refuses read
   } finally {
     await open.close();
   }
-  const closed = await startHarness({ decisions: SMALL_STORE, logFailure: "refuse-all" });
+  const closed = await startHarness({ decisionLog: { ...SMALL_STORE, onFailure: "refuse-all" } });
   try {
     await fillTheStore(closed);
     const read = await request(closed.app).get("/invoices/inv_alice_1").set(await closed.auth("u_alice"));
@@ -136,7 +136,7 @@ test("stances: fail-open serves writes and only reports; refuse-all refuses read
 });
 
 test("a locked decision store: degraded while locked, ok again once released, and writes go through again", async () => {
-  const h = await startHarness({ decisions: { flushIntervalMs: 20 } });
+  const h = await startHarness({ decisionLog: { flushIntervalMs: 20 } });
   const holder = new Database(path.join(h.dir, "decisions.db"));
   try {
     holder.exec("BEGIN IMMEDIATE");

@@ -40,7 +40,7 @@ test("no settings: today's behaviour", () => {
   expect(config.http).toMatchObject({ port: 8080, host: "127.0.0.1", keepAliveTimeoutMs: 5000, bodyLimitBytes: 16 * 1024, shutdownGraceMs: 10_000, trustedProxies: [] });
   expect(config.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
   expect(config.identity).toMatchObject({ issuer: "urn:portcullis:dev", audience: "portcullis-api", algorithms: ["ES256"], clockToleranceSec: 30, cacheTtlSec: 60 });
-  expect(config.decisionLog).toMatchObject({ file: "var/decisions.db", batchSize: 500, flushIntervalMs: 100, bufferLimit: 100_000, console: false });
+  expect(config.decisionLog).toMatchObject({ file: "var/decisions.db", batchSize: 500, flushIntervalMs: 100, bufferLimit: 10_000, console: false });
 });
 
 test("every operator tunable is read from the environment", () => {
@@ -116,6 +116,17 @@ test("every kind of bad value has its code", () => {
   expect(loadConfig({ env: { PORTCULLIS_JWKS_URL: "http://127.0.0.1:9000/jwks" } }).identity.jwksUrl).toBe("http://127.0.0.1:9000/jwks");
   expect(refusal(env({ PORTCULLIS_BUNDLE: "b.tar.gz", PORTCULLIS_BUNDLE_URL: "https://bundles.example/b.tar.gz" }))).toEqual({ code: "CONFIG_CONFLICT", setting: "PORTCULLIS_BUNDLE and PORTCULLIS_BUNDLE_URL" });
   expect(refusal(env({ PORTCULLIS_HEADERS_TIMEOUT_MS: "20000", PORTCULLIS_REQUEST_TIMEOUT_MS: "10000" }))).toEqual({ code: "CONFIG_CONFLICT", setting: "PORTCULLIS_HEADERS_TIMEOUT_MS and PORTCULLIS_REQUEST_TIMEOUT_MS" });
+});
+
+test("the decision log's stance and bounds: defaults, read from the environment, refused when malformed", () => {
+  expect(loadConfig({ env: {} }).decisionLog).toEqual(expect.objectContaining({ onFailure: "refuse-writes", bufferLimit: 10_000, commitTimeoutMs: 5000 }));
+  expect(loadConfig({ env: {} }).decisionLog.maxBytes).toBeUndefined();
+  const set = loadConfig({ env: { PORTCULLIS_DECISION_LOG_ON_FAILURE: "refuse-all", PORTCULLIS_DECISION_LOG_MAX_BYTES: "2097152", PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS: "800" } });
+  expect(set.decisionLog).toEqual(expect.objectContaining({ onFailure: "refuse-all", maxBytes: 2_097_152, commitTimeoutMs: 800 }));
+  const env = (vars: Record<string, string>) => () => loadConfig({ env: vars });
+  expect(refusal(env({ PORTCULLIS_DECISION_LOG_ON_FAILURE: "ignore" }))).toEqual({ code: "CONFIG_INVALID_CHOICE", setting: "PORTCULLIS_DECISION_LOG_ON_FAILURE" });
+  expect(refusal(env({ PORTCULLIS_DECISION_LOG_MAX_BYTES: "100" }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "PORTCULLIS_DECISION_LOG_MAX_BYTES" });
+  expect(refusal(env({ PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS: "0" }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS" });
 });
 
 test("the config file: unreadable, not JSON, unknown keys and wrong types are refused", () => {
