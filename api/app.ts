@@ -6,6 +6,8 @@
  *   log -> authenticate -> resolve route -> guard params (query, body)
  *       -> rate limit -> decide -> keep record -> act -> project
  *
+ * (the log step opens every request's state once, ahead of the router, so
+ * that it runs for every request; each route's log step names its record)
  * and anything else falls through to 404 route_not_found. Nothing is
  * mounted outside this loop, and createApp refuses to return an app whose
  * router serves a path without a record or whose records have no policy.
@@ -16,6 +18,7 @@
 import express, { type Express } from "express";
 import { compose } from "./compose";
 import { checkDeps, type ApiDeps } from "./deps";
+import { DEFAULT_HTTP_LIMITS } from "./http/limits";
 import { Metrics } from "./metrics";
 import { acceptedMethods, onlyMethod } from "./middleware/accepted-methods";
 import { act } from "./middleware/act";
@@ -25,6 +28,7 @@ import { countTraffic } from "./middleware/count-traffic";
 import { decide, requestCounter } from "./middleware/decide";
 import { notFound, problemHandler } from "./middleware/errors";
 import { guardBody, readBody } from "./middleware/guard-body";
+import { guardHeaders } from "./middleware/guard-headers";
 import { guardParams } from "./middleware/guard-params";
 import { keepRecord } from "./middleware/keep-record";
 import { logRequests } from "./middleware/log";
@@ -86,6 +90,11 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   // Unmatched requests: logged and rate-limited by client address (route probing spends a budget too).
   const unmatched = compose([log(), testRun, limiter, notFound]);
 
+  // First, before the router so much as decodes a path: every request gets its state, its Decision-Id
+  // and its log line, whatever fails afterwards (`/invoices/%ff` fails in the router, before any route).
+  // The routes' own log(record) steps then only name their record.
+  app.use(log());
+  app.use(guardHeaders(deps.maxHeadersCount ?? DEFAULT_HTTP_LIMITS.maxHeadersCount));
   // Before every route: counts each finished request for the route inventory (inventory/).
   app.use(countTraffic(deps.db));
   // Methods no record declares (HEAD, OPTIONS, TRACE, ...) take the unmatched path before any route sees them.

@@ -43,6 +43,13 @@ export interface ApiDeps {
   decisionLog: DecisionTrail;
   /** What to do while the decision log cannot store decisions (default refuse-writes: api/trail/config.ts). */
   logFailure?: LogFailureStance;
+  /**
+   * How long a write waits, on timers, for a write lock another connection holds before it is
+   * answered 503 database_busy (default 1000 ms). The database must be opened with busyTimeoutMs 0.
+   */
+  lockWaitMs?: number;
+  /** The server's maxHeadersCount (api/http/limits.ts): a request reaching it is refused 431, since node drops the fields past it. */
+  maxHeadersCount?: number;
   /** Largest accepted JSON body in bytes (default 16 KiB). */
   bodyLimitBytes?: number;
   /** Proxies (IP addresses, CIDR ranges) whose X-Forwarded-For names the client (middleware/client-address.ts); default none. */

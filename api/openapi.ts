@@ -25,16 +25,21 @@
  * for tools that read only that; `info.x-api-versions` lists the same.
  */
 import { readFieldsByRole, writeFields } from "./fields";
+import { PATH_PARAMS } from "./registry/routes";
 import type { FieldSchema, RouteRecord } from "./registry/types";
 import { REPORTS_OUTAGES } from "./middleware/keep-record";
 import { PROBLEM_TYPE_PREFIX, PROBLEMS, type ProblemCode } from "./problems";
 import { isPublishedAt, stateAt, successorOf, type VersionCatalog } from "./versions";
 import { LISTS, WIRE_FIELDS, type JsonSchema } from "./views";
 
-/** Problems any request can meet, whatever its route: token, version, parameters, body, budget, the PDP itself. */
+/**
+ * Problems any request can meet, whatever its route: malformed HTTP, token, version, parameters, body, budget,
+ * the PDP itself, a data store locked by another writer.
+ */
 const EVERY_ROUTE: ProblemCode[] = [
   "invalid_param", "invalid_body", "forbidden_key", "version_conflict", "invalid_token", "account_inactive", "field_not_writable",
   "unknown_version", "version_retired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "policy_unavailable",
+  "malformed_request", "request_timeout", "headers_too_large", "database_busy",
 ];
 /** Routes the policy may refuse on its own grounds (every route but the public ones). */
 const POLICY_REFUSALS: ProblemCode[] = ["authentication_required", "forbidden", "not_found"];
@@ -188,7 +193,7 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog,
       const pathParams = [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]);
       const parameters: unknown[] = pathParams.map((name) => ({
         name, in: "path", required: true,
-        schema: name === "version" ? versionParam : { type: "string" },
+        schema: name === "version" ? versionParam : (PATH_PARAMS[name] ?? { type: "string" }),
       }));
       if (!pathParams.includes("version")) {
         parameters.push({ name: "Api-Version", in: "header", required: false, schema: versionParam });

@@ -7,7 +7,7 @@
  *   const service = await createService(config);  // a Config from loadConfig, or any part of one (config/)
  *   const server = http.createServer(service.app).listen(8080);
  *   service.resume();                              // once up: export jobs a previous run left
- *   ...                                            // stop the listener, then
+ *   ...                                            // await drain(), then
  *   await service.close();
  *
  * close() stops, in this order: the export runner (a job in progress goes
@@ -75,7 +75,7 @@ export interface Service {
 export async function createService(input: ConfigInput, hooks: ServiceHooks = {}): Promise<Service> {
   const config = resolveConfig(input);
   const logger = hooks.logger ?? jsonLogger;
-  const db = openDatabase(config.database.file, { seed: true });
+  const db = openDatabase(config.database.file, { seed: true, busyTimeoutMs: 0 });
   let log: ManagedDecisionLog | undefined;
   let pdp: Pdp | undefined;
   let exportRunner: ExportRunner | undefined;
@@ -111,6 +111,8 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       enumeration: config.enumeration,
       now: hooks.now,
       trustedProxies: config.http.trustedProxies,
+      lockWaitMs: config.database.lockWaitMs,
+      maxHeadersCount: config.http.maxHeadersCount,
     };
     const app = createApp(deps, hooks.app);
     const runner = exportRunner;

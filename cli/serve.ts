@@ -11,8 +11,10 @@
  * the policy bundle into the PDP with hot reload and the SQLite decision
  * log, refuses to start when registry, router and policy disagree), listens,
  * and resumes the export jobs a previous run left queued or interrupted.
- * SIGINT/SIGTERM: stop accepting, finish requests in flight (http.shutdownGraceMs,
- * 10 s by default), then close the service in its one shutdown order.
+ * SIGINT/SIGTERM: stop accepting, answer every request in flight or still
+ * arriving with `Connection: close` and finish it (api/http/server.ts;
+ * http.shutdownGraceMs, 10 s by default), then close the service in its one
+ * shutdown order (exit 1 when something could not be written).
  *
  * The decision log's store keeps run markers: a start that finds an earlier
  * run without a clean stop says so (a warning line, and /metrics). Exit
@@ -23,8 +25,8 @@
  * try next (readyMessage); stdout stays one JSON log line per event, for
  * machines.
  */
-import * as http from "node:http";
 import { jsonLogger } from "../api/deps";
+import { createHttpServer } from "../api/http/server";
 import { createService } from "../api/service";
 import { reportLogClosed } from "../api/trail/report";
 import { loadConfig, unknownVariables } from "../config";
@@ -45,8 +47,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 
   const service = await createService(config);
   const { http: settings, identity } = config;
-  const server = http.createServer({ maxHeaderSize: settings.maxHeaderBytes, headersTimeout: settings.headersTimeoutMs, requestTimeout: settings.requestTimeoutMs }, service.app);
-  server.keepAliveTimeout = settings.keepAliveTimeoutMs;
+  const { server, drain } = createHttpServer(service.app, { limits: settings, logger: jsonLogger });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -72,19 +73,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
       process.removeListener("SIGINT", onSigint);
       process.removeListener("SIGTERM", onSigterm);
       jsonLogger({ level: "info", event: "http.shutdown", signal });
-      const force = setTimeout(() => server.closeAllConnections(), settings.shutdownGraceMs);
-      force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        service.close().then(
+      drain()
+        .then(() => service.close())
+        .then(
           () => resolve(reportLogClosed(service.log, jsonLogger)),
-          (err) => {
+          (err: unknown) => {
             console.error(err instanceof Error ? err.message : String(err));
             resolve(1);
           },
         );
-      });
-      server.closeIdleConnections();
     };
     process.on("SIGINT", onSigint);
     process.on("SIGTERM", onSigterm);

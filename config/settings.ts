@@ -11,6 +11,8 @@
  * `rateLimits`; api/service.ts then chooses the store from the setting.
  */
 import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
+import { DEFAULT_HTTP_LIMITS } from "../api/http/limits";
+import { DEFAULT_LOCK_WAIT_MS } from "../api/middleware/act";
 import { DEFAULT_MAX_EXPORT_ROWS } from "../api/exports/runner";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../api/middleware/rate-limit";
@@ -43,6 +45,16 @@ export interface HttpConfig {
   bodyLimitBytes: number;
   /** On SIGINT/SIGTERM, how long requests in flight may finish before their connections are cut. */
   shutdownGraceMs: number;
+  /** On SIGINT/SIGTERM, how long idle keep-alive connections may send a last request (answered `Connection: close`) before they are closed. */
+  drainIdleGraceMs: number;
+  /** No byte either way on a connection for this long closes it. */
+  idleTimeoutMs: number;
+  /** Connections served at once; more are closed on arrival. */
+  maxConnections: number;
+  /** Header fields per request; a request reaching it is 431 (node would drop the fields past it). */
+  maxHeadersCount: number;
+  /** Requests per keep-alive connection, then `Connection: close`. */
+  maxRequestsPerSocket: number;
   /** Proxies (IP addresses or CIDR blocks) whose forwarded client address may be believed; empty: the socket address only. */
   trustedProxies: string[];
 }
@@ -63,8 +75,11 @@ export interface IdentityConfig {
 
 export interface Config {
   http: HttpConfig;
-  /** The data store: a SQLite file, created and seeded on first open. */
-  database: { file: string };
+  /**
+   * The data store: a SQLite file, created and seeded on first open. No statement sleeps on a lock another
+   * connection holds; a write waits for it on timers for `lockWaitMs`, then is answered 503 database_busy.
+   */
+  database: { file: string; lockWaitMs: number };
   /** The policy bundle: a file watched for changes, or a bundle server polled (exactly one). */
   bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & { watch: boolean; pollIntervalMs: number };
   /**
@@ -98,16 +113,21 @@ export const DEFAULTS: Config = {
   http: {
     port: 8080,
     host: "127.0.0.1",
-    keepAliveTimeoutMs: 5000,
-    // Node's own defaults, now visible and settable.
-    headersTimeoutMs: 60_000,
-    requestTimeoutMs: 300_000,
-    maxHeaderBytes: 16 * 1024,
+    // Sized for an API (api/http/limits.ts): slow or idle clients are cut off in seconds, not minutes.
+    keepAliveTimeoutMs: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs,
+    headersTimeoutMs: DEFAULT_HTTP_LIMITS.headersTimeoutMs,
+    requestTimeoutMs: DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+    maxHeaderBytes: DEFAULT_HTTP_LIMITS.maxHeaderBytes,
     bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
-    shutdownGraceMs: 10_000,
+    shutdownGraceMs: DEFAULT_HTTP_LIMITS.shutdownGraceMs,
+    drainIdleGraceMs: DEFAULT_HTTP_LIMITS.drainIdleGraceMs,
+    idleTimeoutMs: DEFAULT_HTTP_LIMITS.idleTimeoutMs,
+    maxConnections: DEFAULT_HTTP_LIMITS.maxConnections,
+    maxHeadersCount: DEFAULT_HTTP_LIMITS.maxHeadersCount,
+    maxRequestsPerSocket: DEFAULT_HTTP_LIMITS.maxRequestsPerSocket,
     trustedProxies: [],
   },
-  database: { file: DEFAULT_DB_FILE },
+  database: { file: DEFAULT_DB_FILE, lockWaitMs: DEFAULT_LOCK_WAIT_MS },
   bundle: { file: DEFAULT_BUNDLE_FILE, watch: true, pollIntervalMs: 2000 },
   decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, commitTimeoutMs: DEFAULT_COMMIT_TIMEOUT_MS, onFailure: "refuse-writes", console: false },
   identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: DEFAULT_DEV_KEY_FILE, clockToleranceSec: 30, cacheTtlSec: 60 },
@@ -138,8 +158,14 @@ export const SETTINGS: readonly Setting[] = [
   { path: "http.maxHeaderBytes", env: "PORTCULLIS_MAX_HEADER_BYTES", kind: { type: "integer", min: 1024 }, doc: "largest request head (431 beyond)" },
   { path: "http.bodyLimitBytes", env: "PORTCULLIS_BODY_LIMIT_BYTES", kind: atLeast(1), doc: "largest JSON body (413 beyond)" },
   { path: "http.shutdownGraceMs", env: "PORTCULLIS_SHUTDOWN_GRACE_MS", kind: atLeast(0), doc: "time requests in flight get on SIGINT/SIGTERM" },
+  { path: "http.drainIdleGraceMs", env: "PORTCULLIS_DRAIN_IDLE_GRACE_MS", kind: atLeast(0), doc: "on SIGINT/SIGTERM, time idle keep-alive connections get for a last request" },
+  { path: "http.idleTimeoutMs", env: "PORTCULLIS_IDLE_TIMEOUT_MS", kind: atLeast(1), doc: "a connection with no byte either way this long is closed" },
+  { path: "http.maxConnections", env: "PORTCULLIS_MAX_CONNECTIONS", kind: atLeast(1), doc: "connections served at once (more are closed on arrival)" },
+  { path: "http.maxHeadersCount", env: "PORTCULLIS_MAX_HEADERS_COUNT", kind: { type: "integer", min: 10, max: 2000 }, doc: "header fields per request (431 when reached)" },
+  { path: "http.maxRequestsPerSocket", env: "PORTCULLIS_MAX_REQUESTS_PER_SOCKET", kind: atLeast(1), doc: "requests per keep-alive connection" },
   { path: "http.trustedProxies", env: "PORTCULLIS_TRUSTED_PROXIES", kind: { type: "addresses" }, doc: "proxies (IPs, CIDRs; comma-separated) whose forwarded client address is believed" },
   { path: "database.file", env: "PORTCULLIS_DB", kind: { type: "string" }, doc: "SQLite data file (created and seeded on first run)" },
+  { path: "database.lockWaitMs", env: "PORTCULLIS_DB_LOCK_WAIT_MS", kind: atLeast(0), doc: "how long a write waits for another connection's lock before 503 database_busy" },
   { path: "bundle.file", env: "PORTCULLIS_BUNDLE", kind: { type: "string" }, doc: "policy bundle file (reloaded when it changes)" },
   { path: "bundle.url", env: "PORTCULLIS_BUNDLE_URL", kind: { type: "url", secure: true }, doc: "bundle server URL instead of a file (https)" },
   { path: "bundle.watch", env: "PORTCULLIS_BUNDLE_WATCH", kind: { type: "boolean" }, doc: "watch the bundle file besides polling it" },

@@ -14,9 +14,10 @@ import Database from "better-sqlite3";
 import { exportJobsRepository, type ExportJobsRepository } from "./exports";
 import { invoicesRepository, type InvoicesRepository } from "./invoices";
 import { currentVersion, LATEST_VERSION, migrate } from "./migrations";
-import { securityEventsRepository, type SecurityEventsRepository } from "./security-events";
+import { securityEventsRepository, type HeldSecurityEvents, type SecurityEventsRepository } from "./security-events";
 import { seed } from "./seed";
 import { statementCache } from "./sql";
+import type { WriteBehindStats } from "./write-behind";
 import { trafficRepository, type TrafficRepository } from "./traffic";
 import { versionCallersRepository, type VersionCallersRepository } from "./version-callers";
 import type { TenantRow } from "./types";
@@ -27,11 +28,13 @@ export { toScope, checkScope } from "./scope";
 export type { UserIdentity, UsersRepository } from "./users";
 export type { InvoiceCursor, InvoiceStatusTotal, InvoicesRepository, TransitionResult } from "./invoices";
 export type { ExportJobsRepository, NewExportJob } from "./exports";
-export type { SecurityEventFilter, SecurityEventInput, SecurityEventsRepository } from "./security-events";
+export type { HeldSecurityEvents, SecurityEventFilter, SecurityEventInput, SecurityEventsRepository } from "./security-events";
 export { SEED_INVOICES, SEED_TENANTS, SEED_USERS } from "./seed";
 export { LATEST_VERSION } from "./migrations";
 export type { ActorClass, TrafficHit, TrafficRepository, TrafficRow } from "./traffic";
 export type { VersionCall, VersionCallerRow, VersionCallersRepository } from "./version-callers";
+export type { WriteBehindStats } from "./write-behind";
+export { DatabaseBusyError, isBusy, retryWhileBusy } from "./busy";
 
 /** Where the database lives unless configured otherwise (relative to the working directory). */
 export const DEFAULT_DB_FILE = "var/portcullis.db";
@@ -39,6 +42,14 @@ export const DEFAULT_DB_FILE = "var/portcullis.db";
 export interface OpenOptions {
   /** Insert the seed rows when this open creates the database (no effect on an existing one). */
   seed?: boolean;
+  /**
+   * How long a statement that meets another connection's lock sleeps, IN the
+   * call, before failing with SQLITE_BUSY (default 5000: command-line tools
+   * may wait). The service passes 0 and waits on timers instead (busy.ts):
+   * a sleeping statement would stop every request. Opening and migrating
+   * always wait up to 5 s.
+   */
+  busyTimeoutMs?: number;
   /** Open an existing, fully migrated file read-only (auditing tools): nothing is created or migrated. */
   readonly?: boolean;
 }
@@ -47,7 +58,14 @@ export interface PortcullisDb {
   readonly file: string;
   /** Schema version after open (the latest this build knows). */
   readonly schemaVersion: number;
+  /**
+   * Writes the buffered bookkeeping (traffic counts, security events), waiting
+   * up to 2 s for a lock held elsewhere, then closes. Throws BookkeepingLostError
+   * (after closing) when some of it could not be written, now or earlier.
+   */
   close(): void;
+  /** What the write-behind buffers hold and what they could not write (GET /metrics). */
+  bookkeeping(): Bookkeeping;
   /** Runs fn in one transaction (IMMEDIATE at top level; a savepoint when nested). fn must be synchronous. */
   transaction<T>(fn: () => T): T;
   /**
@@ -61,7 +79,7 @@ export interface PortcullisDb {
   invoices: InvoicesRepository;
   /** Export jobs (POST /api/admin/export) and their results. */
   exportJobs: ExportJobsRepository;
-  securityEvents: SecurityEventsRepository;
+  securityEvents: SecurityEventsRepository & HeldSecurityEvents;
   /** Request counts per route template and version, for the route inventory. */
   traffic: TrafficRepository;
   /** Who calls Deprecated and Zombie versions, per day, actor and client. */
@@ -73,23 +91,55 @@ export interface SqliteTransaction {
   rollback(): void;
 }
 
+/** Per-request bookkeeping the database holds in memory until it can be written. */
+export interface Bookkeeping {
+  traffic: WriteBehindStats;
+  securityEvents: WriteBehindStats;
+}
+
+/** Bookkeeping that could not be written before the database closed (or was dropped earlier when a buffer was full). */
+export class BookkeepingLostError extends Error {
+  constructor(readonly lost: { trafficHits: number; securityEvents: number }) {
+    super(`bookkeeping lost: ${lost.trafficHits} traffic count(s) and ${lost.securityEvents} security event(s) could not be written`);
+  }
+}
+
+/** The longest close() sleeps on another connection's lock to write what is buffered (shutdown: no request waits). */
+const CLOSE_BUSY_TIMEOUT_MS = 2000;
+
 export function openDatabase(file: string, options: OpenOptions = {}): PortcullisDb {
   const db = options.readonly ? openExisting(file) : openWritable(file, options.seed === true);
+  // After opening and migrating, which may wait for another process.
+  if (options.busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
   const prepare = statementCache(db);
   const transaction = <T>(fn: () => T): T => db.transaction(fn).immediate();
-  const traffic = trafficRepository(prepare, transaction);
-  const versionCallers = versionCallersRepository(prepare, transaction);
+  // Bookkeeping is written on timers: never into a transaction the async adapter holds open across awaits
+  // (its rollback would take the counts with it); the write-behind buffer tries again on its next tick.
+  const ownTransaction = <T>(fn: () => T): T => {
+    if (db.inTransaction) throw new Error("the connection is inside another transaction");
+    return transaction(fn);
+  };
+  const traffic = trafficRepository(prepare, ownTransaction);
+  const versionCallers = versionCallersRepository(prepare, ownTransaction);
+  const securityEvents = securityEventsRepository(prepare, ownTransaction, { readonly: db.readonly });
+  const bookkeeping = (): Bookkeeping => ({ traffic: traffic.stats(), securityEvents: securityEvents.stats() });
   return {
     file,
     schemaVersion: LATEST_VERSION,
     close: () => {
-      if (db.open && !db.readonly) {
-        // counts summed in memory are not lost at shutdown
-        traffic.flush();
-        versionCallers.flush();
+      if (!db.open) return;
+      if (!db.readonly) {
+        db.pragma(`busy_timeout = ${CLOSE_BUSY_TIMEOUT_MS}`);
+        // What is still buffered goes now; a failure leaves it counted in the stats.
+        traffic.flushQuietly();
+        securityEvents.flushQuietly();
       }
+      const { traffic: t, securityEvents: e } = bookkeeping();
       db.close();
+      const lost = { trafficHits: t.pending + t.dropped, securityEvents: e.pending + e.dropped };
+      if (lost.trafficHits > 0 || lost.securityEvents > 0) throw new BookkeepingLostError(lost);
     },
+    bookkeeping,
     transaction,
     begin: () => beginTransaction(db),
     tenants: {
@@ -98,7 +148,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
     users: usersRepository(prepare),
     invoices: invoicesRepository(db, prepare),
     exportJobs: exportJobsRepository(prepare),
-    securityEvents: securityEventsRepository(prepare),
+    securityEvents,
     traffic,
     versionCallers,
   };

@@ -7,10 +7,18 @@
  * `detail` is caller-supplied and may carry attacker-controlled text; it is
  * stored as JSON (parameter-bound) and capped in size, so one request cannot
  * bloat the log. Readers must treat it as untrusted when displaying it.
+ *
+ * The API records events as requests finish, with recordLater(): it only
+ * checks and holds the event, and a timer writes what is held in one
+ * transaction, off every request's path (write-behind.ts). While another
+ * connection holds the write lock they stay held; only a full buffer loses
+ * events, and counts them. record() writes at once (in the caller's
+ * transaction, when there is one).
  */
 import { checkLimit } from "./sql";
 import type { Prepare } from "./sql";
 import { DbInputError, type SecurityEventRow } from "./types";
+import { writeBehind, type WriteBehindStats } from "./write-behind";
 
 export interface SecurityEventInput {
   kind: string;
@@ -37,8 +45,22 @@ export interface SecurityEventFilter {
 }
 
 export interface SecurityEventsRepository {
+  /** Writes the event now (inside the caller's transaction, if any). */
   record(event: SecurityEventInput): void;
+  /** Newest first; events held by recordLater are written first when they can be. */
   query(filter: SecurityEventFilter): SecurityEventRow[];
+}
+
+/** The SQLite repository's write-behind side, for events recorded on a request's way out (api/security/monitor.ts). */
+export interface HeldSecurityEvents {
+  /** Checks the event and holds it (time stamped now) for a write a moment later, on a timer; throws only on a bad event. */
+  recordLater(event: SecurityEventInput): void;
+  /** Writes the held events now (one transaction); throws, keeping them, when it cannot. */
+  flush(): void;
+  /** flush() that keeps a failure in stats() instead of throwing; true when nothing is left held. */
+  flushQuietly(): boolean;
+  /** Events held in memory and not yet written, and those lost to a full buffer. */
+  stats(): WriteBehindStats;
 }
 
 export const DEFAULT_EVENTS_LIMIT = 100;
@@ -86,22 +108,57 @@ export function normaliseSince(since: string): string {
   return date.toISOString();
 }
 
-export function securityEventsRepository(prepare: Prepare, now: () => Date = () => new Date()): SecurityEventsRepository {
+/** Written this long after an event is recorded (and retried at this pace while writes fail). */
+const FLUSH_INTERVAL_MS = 200;
+/** The most events held while writes fail; beyond it events are dropped and counted (stats().dropped). */
+const MAX_HELD_EVENTS = 10_000;
+
+type EventParams = [at: string, kind: string, actorId: string, tenantId: string | null, routeId: string, decisionId: string | null, testRun: string | null, detail: string];
+
+export function securityEventsRepository(
+  prepare: Prepare,
+  transaction: <T>(fn: () => T) => T,
+  options: { readonly?: boolean; now?: () => Date } = {},
+): SecurityEventsRepository & HeldSecurityEvents {
+  const now = options.now ?? (() => new Date());
+  const buffer = writeBehind<EventParams>({
+    intervalMs: FLUSH_INTERVAL_MS,
+    maxKeys: MAX_HELD_EVENTS,
+    write(events) {
+      const insert = prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+      transaction(() => {
+        for (const event of events) insert.run(...event);
+      });
+    },
+  });
+  let sequence = 0;
+  const checked = (event: SecurityEventInput): EventParams => [
+    now().toISOString(),
+    requiredText(event.kind, "kind", 100),
+    requiredText(event.actorId, "actorId"),
+    optionalText(event.tenantId, "tenantId"),
+    requiredText(event.routeId, "routeId"),
+    optionalText(event.decisionId, "decisionId"),
+    optionalText(event.testRun, "testRun"),
+    detailJson(event.detail),
+  ];
   return {
     record(event) {
-      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-        now().toISOString(),
-        requiredText(event.kind, "kind", 100),
-        requiredText(event.actorId, "actorId"),
-        optionalText(event.tenantId, "tenantId"),
-        requiredText(event.routeId, "routeId"),
-        optionalText(event.decisionId, "decisionId"),
-        optionalText(event.testRun, "testRun"),
-        detailJson(event.detail),
-      );
+      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...checked(event));
     },
 
+    recordLater(event) {
+      // Refused at once rather than held for a write that can never happen.
+      if (options.readonly) throw new DbInputError("invalid_input", "attempt to write a readonly database");
+      buffer.add(String(++sequence), checked(event));
+    },
+
+    flush: buffer.flush,
+    flushQuietly: buffer.flushQuietly,
+    stats: buffer.stats,
+
     query(filter) {
+      buffer.flushQuietly();
       const where: string[] = [];
       const params: unknown[] = [];
       // Each condition is a fixed text; only the values vary, as parameters.

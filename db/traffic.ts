@@ -10,8 +10,11 @@
  * Counts are summed in memory and written in one transaction per second (or
  * per 500 distinct keys), not one write per request: the count-traffic step
  * runs on every request, and a synchronous upsert each time cost more than
- * the rest of the chain. summary() and close() write the pending counts
- * first; a reader in another process sees them at most a second late.
+ * the rest of the chain. The writes happen on timers (write-behind.ts), never
+ * on a request's path; while they fail (another process holds the write
+ * lock) the counts stay in memory and are written later. summary() and
+ * close() write the pending counts first; a reader in another process sees
+ * them at most a second late.
  *
  * Requests of a verified test run (the inventory's probes, a matrix run:
  * a `Portcullis-Test-Run` credential signed with the instance's key,
@@ -19,6 +22,7 @@
  * traffic never keeps a version "in use"; a client cannot claim it.
  */
 import type { Prepare } from "./sql";
+import { writeBehind, type WriteBehindStats } from "./write-behind";
 import { DbInputError } from "./types";
 
 export type ActorClass = "anonymous" | "member" | "admin" | "support";
@@ -53,8 +57,12 @@ export interface TrafficRow {
 
 export interface TrafficRepository {
   count(hit: TrafficHit): void;
-  /** Writes the counts summed in memory (one transaction). */
+  /** Writes the counts summed in memory (one transaction); throws, keeping them, when it cannot. */
   flush(): void;
+  /** flush() that keeps a failure in stats() instead of throwing; true when nothing is left held. */
+  flushQuietly(): boolean;
+  /** Requests counted in memory and not yet written, and those lost to a full buffer. */
+  stats(): WriteBehindStats;
   /** One row per day and key since `since` (YYYY-MM-DD, inclusive), probes included (filter on `probe`). Kept per day so a reader can window the counts exactly. */
   summary(filter?: { since?: string }): TrafficRow[];
 }
@@ -67,7 +75,15 @@ export function text(value: string, what: string, max = TEXT_MAX): string {
 }
 
 export const FLUSH_INTERVAL_MS = 1000;
+/** Written at once when this many distinct keys are held. */
 export const MAX_PENDING_KEYS = 500;
+/**
+ * The most distinct keys held while writes fail (a lock held elsewhere, a
+ * full disk). Keys are per day, method, template, version, status and actor
+ * class, so this is days of real traffic; beyond it new keys are dropped
+ * and counted (stats().dropped).
+ */
+const MAX_HELD_KEYS = 20_000;
 
 /** Counts summed in memory for one key: (day, method, template, version, status, actor class, probe). */
 export interface PendingCount {
@@ -76,8 +92,8 @@ export interface PendingCount {
   lastSeen: string;
 }
 
-/** Checks a hit and adds it to the counts summed in memory (shared by the SQLite and PostgreSQL repositories). */
-export function addHit(pending: Map<string, PendingCount>, hit: TrafficHit, now: () => Date): void {
+/** Checks a hit: its key and its count (shared by the SQLite and PostgreSQL repositories). */
+export function hitEntry(hit: TrafficHit, now: () => Date): [string, PendingCount] {
   const at = hit.at ?? now();
   if (!ACTOR_CLASSES.includes(hit.actorClass)) throw new DbInputError("invalid_input", `unknown actor class ${hit.actorClass}`);
   // One ISO formatting per hit: the day is its first ten characters.
@@ -91,12 +107,21 @@ export function addHit(pending: Map<string, PendingCount>, hit: TrafficHit, now:
     hit.actorClass,
     hit.probe ? 1 : 0,
   ];
-  const key = JSON.stringify(params);
-  const entry = pending.get(key);
-  if (entry) {
-    entry.count += hit.n ?? 1;
-    if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
-  } else pending.set(key, { params, count: hit.n ?? 1, lastSeen });
+  return [JSON.stringify(params), { params, count: hit.n ?? 1, lastSeen }];
+}
+
+/** Adds a count to the one held for the same key. */
+export function mergeCount(held: PendingCount, entry: PendingCount): void {
+  held.count += entry.count;
+  if (entry.lastSeen > held.lastSeen) held.lastSeen = entry.lastSeen;
+}
+
+/** Checks a hit and adds it to the counts summed in memory. */
+export function addHit(pending: Map<string, PendingCount>, hit: TrafficHit, now: () => Date): void {
+  const [key, entry] = hitEntry(hit, now);
+  const held = pending.get(key);
+  if (held) mergeCount(held, entry);
+  else pending.set(key, entry);
 }
 
 export function trafficRepository(
@@ -104,45 +129,36 @@ export function trafficRepository(
   transaction: <T>(fn: () => T) => T,
   now: () => Date = () => new Date(),
 ): TrafficRepository {
-  const pending = new Map<string, PendingCount>();
-  let timer: NodeJS.Timeout | undefined;
-
-  function flush(): void {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (pending.size === 0) return;
-    const rows = [...pending.values()];
-    pending.clear();
-    const upsert = prepare(
-      `INSERT INTO traffic_counts (day, method, template, version, status, actor_class, probe, count, last_seen)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (day, method, template, version, status, actor_class, probe)
-       DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
-    );
-    transaction(() => {
-      for (const row of rows) upsert.run(...row.params, row.count, row.lastSeen);
-    });
-  }
-
-  function flushQuietly(): void {
-    try {
-      flush();
-    } catch {
-      // Best-effort measurement: a closed or busy database loses this second's counts, never a request.
-    }
-  }
-
+  const buffer = writeBehind<PendingCount>({
+    intervalMs: FLUSH_INTERVAL_MS,
+    flushAtKeys: MAX_PENDING_KEYS,
+    maxKeys: MAX_HELD_KEYS,
+    weight: (entry) => entry.count,
+    write(rows) {
+      const upsert = prepare(
+        `INSERT INTO traffic_counts (day, method, template, version, status, actor_class, probe, count, last_seen)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (day, method, template, version, status, actor_class, probe)
+         DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
+      );
+      transaction(() => {
+        for (const row of rows) upsert.run(...row.params, row.count, row.lastSeen);
+      });
+    },
+  });
   return {
     count(hit) {
-      addHit(pending, hit, now);
-      if (pending.size >= MAX_PENDING_KEYS) flushQuietly();
-      else if (!timer) timer = setTimeout(flushQuietly, FLUSH_INTERVAL_MS).unref();
+      const [key, entry] = hitEntry(hit, now);
+      buffer.add(key, entry, mergeCount);
     },
 
-    flush,
+    flush: buffer.flush,
+    flushQuietly: buffer.flushQuietly,
+    stats: buffer.stats,
 
     summary(filter = {}) {
-      flush();
+      // What is held is written first when it can be; a lock held elsewhere does not stop the read.
+      buffer.flushQuietly();
       const since = filter.since ?? "0000-00-00";
       return prepare(
         `SELECT day, method, template, version, status, actor_class, probe, count, last_seen

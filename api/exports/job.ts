@@ -21,7 +21,12 @@ const PAGE_SIZE = 100;
 /** `cancelled`: the runner is stopping; the job is queued again and starts over on the next run. */
 export type JobOutcome = { status: "done"; rowCount: number } | { status: "failed"; error: "row_limit_exceeded" } | { status: "cancelled" };
 
-export async function runExportJob(db: PortcullisDb, job: ExportJobRow, maxRows: number, stopping: () => boolean): Promise<JobOutcome> {
+/** Runs one write, waiting on timers while another connection holds the lock (the runner's `write`). */
+export type Write = <T>(fn: () => T) => Promise<T>;
+
+const immediately: Write = async (fn) => fn();
+
+export async function runExportJob(db: PortcullisDb, job: ExportJobRow, maxRows: number, stopping: () => boolean, write: Write = immediately): Promise<JobOutcome> {
   // The job's own row is reached through its tenant, like any other row.
   const jobScope = { tenant_id: job.tenant_id };
   const rows: View[] = [];
@@ -29,7 +34,7 @@ export async function runExportJob(db: PortcullisDb, job: ExportJobRow, maxRows:
   for (;;) {
     await nextTurn();
     if (stopping()) {
-      db.exportJobs.requeueScoped(job.id, jobScope);
+      await write(() => db.exportJobs.requeueScoped(job.id, jobScope));
       return { status: "cancelled" };
     }
     // One row past the ceiling is enough to know it is exceeded.
@@ -37,14 +42,15 @@ export async function runExportJob(db: PortcullisDb, job: ExportJobRow, maxRows:
     const page = db.invoices.listPageScoped(job.scope, { limit, after });
     for (const row of page) rows.push(pick(invoiceView(row), job.read_fields));
     if (rows.length > maxRows) {
-      db.exportJobs.failScoped(job.id, jobScope, "row_limit_exceeded");
+      await write(() => db.exportJobs.failScoped(job.id, jobScope, "row_limit_exceeded"));
       return { status: "failed", error: "row_limit_exceeded" };
     }
     if (page.length < limit) break;
     after = page[page.length - 1];
   }
   // Only this runner moves a job it claimed out of `running`: anything else is a bug worth an error.
-  if (!db.exportJobs.completeScoped(job.id, jobScope, { result: render(job, rows), rowCount: rows.length })) {
+  const result = render(job, rows);
+  if (!(await write(() => db.exportJobs.completeScoped(job.id, jobScope, { result, rowCount: rows.length })))) {
     throw new Error(`export job ${job.id} was no longer running when its result was ready`);
   }
   return { status: "done", rowCount: rows.length };

@@ -14,8 +14,12 @@
  * them, so at start-up a `running` job was interrupted by a crash and is
  * queued again: one process per database file (SQLite's deployment; several
  * instances need a shared job queue).
+ *
+ * Its writes never sleep in SQLite (the service's connection has no busy
+ * timeout): one refused by another connection's lock is tried again on
+ * timers until it succeeds or the runner stops.
  */
-import type { ExportJobRow, PortcullisDb } from "../../db";
+import { DatabaseBusyError, retryWhileBusy, type ExportJobRow, type PortcullisDb } from "../../db";
 import type { ApiLogger } from "../deps";
 import { runExportJob } from "./job";
 
@@ -69,8 +73,9 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
 
   const claimNext = (): ExportJobRow | undefined => {
     for (const tenant of pending) {
-      pending.delete(tenant);
+      // Claimed before the tenant leaves the set: a claim refused by a lock held elsewhere loses no tenant.
       const job = db.exportJobs.claimNextScoped({ tenant_id: tenant });
+      pending.delete(tenant);
       if (job) {
         pending.add(tenant); // back of the line: the other tenants go first
         return job;
@@ -79,25 +84,50 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
     return undefined;
   };
 
+  /** Jobs a crash left `running` go back to the queue before anything is claimed (resume()). */
+  let requeueInterrupted = false;
+  const requeue = (): void => {
+    for (const tenant of pending) {
+      const interrupted = db.exportJobs.requeueRunningScoped({ tenant_id: tenant });
+      if (interrupted > 0) logger({ level: "warn", event: "export.resumed", tenant, jobs: interrupted });
+    }
+    requeueInterrupted = false;
+  };
+
+  // Background work waits for a lock held elsewhere on timers, for as long as it takes (db/busy.ts).
+  const write = <T>(fn: () => T): Promise<T> => retryWhileBusy(fn, { boundMs: Infinity, stopping: () => stopped });
+
   const drain = async (): Promise<void> => {
     // Never on the caller's stack: the request that queued the job has been answered first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (!stopped) {
-      const job = claimNext();
-      if (!job) return;
-      await run(job);
+    try {
+      if (requeueInterrupted) await write(requeue);
+      while (!stopped) {
+        const job = await write(claimNext);
+        if (!job) return;
+        await run(job);
+      }
+    } catch (err) {
+      // Stopped while the lock was held elsewhere: what is left stays queued (or running, requeued at the next start).
+      if (err instanceof DatabaseBusyError && stopped) return;
+      throw err;
     }
   };
 
   const run = async (job: ExportJobRow): Promise<void> => {
     const started = Date.now();
     try {
-      const outcome = await runExportJob(db, job, maxRows, () => stopped);
+      const outcome = await runExportJob(db, job, maxRows, () => stopped, write);
       logger({ level: "info", event: "export.job", job_id: job.id, tenant: job.tenant_id, format: job.format, ...outcome, ms: Date.now() - started });
     } catch (err) {
+      if (err instanceof DatabaseBusyError) {
+        // Stopping while the lock was held elsewhere: the job stays `running`, and the next start queues it again.
+        logger({ level: "warn", event: "export.job", job_id: job.id, tenant: job.tenant_id, status: "interrupted", message: err.message });
+        return;
+      }
       logger({ level: "error", event: "export.job", job_id: job.id, tenant: job.tenant_id, status: "failed", error: "export_failed", message: err instanceof Error ? err.message : String(err) });
       // Only the code is stored: messages may name internals the requester should not read.
-      db.exportJobs.failScoped(job.id, { tenant_id: job.tenant_id }, "export_failed");
+      await write(() => db.exportJobs.failScoped(job.id, { tenant_id: job.tenant_id }, "export_failed"));
     }
   };
 
@@ -108,11 +138,8 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
     },
 
     resume() {
-      for (const tenant of db.tenants.list()) {
-        const interrupted = db.exportJobs.requeueRunningScoped({ tenant_id: tenant.id });
-        if (interrupted > 0) logger({ level: "warn", event: "export.resumed", tenant: tenant.id, jobs: interrupted });
-        pending.add(tenant.id);
-      }
+      for (const tenant of db.tenants.list()) pending.add(tenant.id);
+      requeueInterrupted = true;
       wake();
     },
 

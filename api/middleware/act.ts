@@ -2,19 +2,21 @@
  * Step "act": validates the body against the route's schema (the policy has
  * already refused every field name that is not writable), keeps only the
  * decision's write fields, and runs the route's operation through the
- * decision's scope. Repository input errors become problems.
+ * decision's scope. Repository input errors become problems. A write that
+ * meets another connection's lock is tried again on timers for a short
+ * bound (db/busy.ts), then answered 503 database_busy: nothing written.
  */
 import type { NextFunction, Request, Response } from "express";
-import { DbInputError, ScopeError, toScope } from "../../db";
-import { stateOf } from "../context";
+import { DbInputError, isBusy, retryWhileBusy, ScopeError, toScope } from "../../db";
+import { stateOf, type ActResult } from "../context";
 import type { ApiDeps } from "../deps";
 import { Problem } from "../problems";
 import type { RouteRecord } from "../registry/types";
-import type { RouteHandler } from "../routes/types";
+import type { ActContext, RouteHandler } from "../routes/types";
 import { validateBody } from "../validate";
 
 export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, routes: ReadonlyMap<string, RouteRecord>) {
-  return function act(req: Request, res: Response, next: NextFunction): void {
+  return function act(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const state = stateOf(res);
     const decision = state.decision;
     if (!decision?.allow) throw new Error("act without an allowing decision");
@@ -28,31 +30,53 @@ export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, r
     for (const field of decision.fields.write) if (Object.hasOwn(received, field)) body[field] = received[field];
     // Routes without tenant data (health, openapi for anonymous callers) have no scope; reading it there is a bug.
     const scope = decision.scope.tenant_id ? toScope(decision.scope) : null;
+    const ctx: ActContext = {
+      req,
+      state,
+      deps,
+      get scope() {
+        if (!scope) throw new Error(`${record.id}: the decision carries no tenant scope to query through`);
+        return scope;
+      },
+      query: state.query,
+      body,
+      id: state.resource.id,
+      routes,
+    };
+    const attempt = () => run(handler, ctx);
     try {
-      state.result = handler.act({
-        req,
-        state,
-        deps,
-        get scope() {
-          if (!scope) throw new Error(`${record.id}: the decision carries no tenant scope to query through`);
-          return scope;
-        },
-        query: state.query,
-        body,
-        id: state.resource.id,
-        routes,
-      });
-      if (state.resource.id !== undefined) state.scopeFound = true;
+      state.result = attempt();
     } catch (err) {
-      // The policy allowed and the operation reads only through the decision's scope: a not_found
-      // here is a query through the scope that found no row (the id is missing, or somebody else's).
-      if (err instanceof Problem && err.code === "not_found" && state.resource.id !== undefined) state.scopeFound = false;
-      if (err instanceof DbInputError) {
-        throw err.code === "conflict" ? new Problem("conflict", { detail: err.message }) : new Problem("invalid_body", { detail: err.message });
-      }
-      if (err instanceof ScopeError) throw new Error(`scope refused by the data layer: ${err.message}`);
-      throw err;
+      if (!isBusy(err)) throw err;
+      // Another connection holds the write lock. The attempt wrote nothing (one statement or one
+      // transaction); try again on timers, never sleeping in SQLite on the thread every request shares.
+      // Past the bound, DatabaseBusyError is answered 503 database_busy with Retry-After (errors.ts).
+      return retryWhileBusy(attempt, { boundMs: deps.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS }).then((result) => {
+        state.result = result;
+        next();
+      });
     }
     next();
   };
+}
+
+/** How long a write waits for another connection's lock before 503 database_busy. */
+export const DEFAULT_LOCK_WAIT_MS = 1000;
+
+function run(handler: RouteHandler, ctx: ActContext): ActResult {
+  const state = ctx.state;
+  try {
+    const result = handler.act(ctx);
+    if (state.resource.id !== undefined) state.scopeFound = true;
+    return result;
+  } catch (err) {
+    // The policy allowed and the operation reads only through the decision's scope: a not_found
+    // here is a query through the scope that found no row (the id is missing, or somebody else's).
+    if (err instanceof Problem && err.code === "not_found" && state.resource.id !== undefined) state.scopeFound = false;
+    if (err instanceof DbInputError) {
+      throw err.code === "conflict" ? new Problem("conflict", { detail: err.message }) : new Problem("invalid_body", { detail: err.message });
+    }
+    if (err instanceof ScopeError) throw new Error(`scope refused by the data layer: ${err.message}`);
+    throw err;
+  }
 }

@@ -12,6 +12,7 @@ import type { DecisionInput } from "../../pdp/types";
 import { stateOf } from "../context";
 import type { ApiDeps } from "../deps";
 import { problemForDecision } from "../problems";
+import { pathParamError } from "./guard-params";
 import type { RouteRecord } from "../registry/types";
 import type { RouteHandler } from "../routes/types";
 
@@ -27,7 +28,9 @@ export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps
   return function decide(req: Request, res: Response, next: NextFunction): void {
     const state = stateOf(res);
     const id = record.idParam ? req.params[record.idParam] : record.idField ? state.body[record.idField] : undefined;
-    if (typeof id === "string") {
+    // A path id guard-params refused (malformed) is never looked up: it is answered invalid_param once the policy allows.
+    const malformedId = typeof id === "string" && record.idParam !== undefined && pathParamError(record.idParam, id) !== null;
+    if (typeof id === "string" && !malformedId) {
       state.resource.id = id;
       // Only an actor with a tenant can have rows located for it (anonymous callers are 401 anyway).
       if (handler.locate && state.actor.tenant) Object.assign(state.resource, handler.locate({ req, state, deps, id }) ?? {});
@@ -47,7 +50,12 @@ export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps
       state.decisionId = decision.decisionId;
       res.setHeader("Decision-Id", decision.decisionId);
     }
-    if (!decision.allow) throw problemForDecision(decision.status, decision.reason);
+    if (!decision.allow) {
+      // A 404 says the row cannot be found; a malformed id names no row at all, so its 400 is the precise answer
+      // and reveals nothing more (401 and 403 still win).
+      if (decision.status === 404 && malformedId && state.refusal) throw state.refusal;
+      throw problemForDecision(decision.status, decision.reason);
+    }
     if (state.refusal) throw state.refusal;
     next();
   };

@@ -3,7 +3,8 @@
  * works out which field names the request tries to set.
  *
  * - a route without a body schema accepts no body; a body that is not
- *   `application/json`, not valid JSON or not an object is refused;
+ *   `application/json` (in UTF-8), not valid UTF-8, not valid JSON or not
+ *   an object is refused;
  * - `__proto__`, `constructor` and `prototype` keys anywhere (nested too) are
  *   refused (400 forbidden_key): they are prototype-pollution probes, never data;
  * - keys that differ from another key only in letter case are refused
@@ -29,6 +30,14 @@ import type { RouteRecord } from "../registry/types";
 const UNWRITABLE_BY_SPELLING = new Map(UNWRITABLE_FIELDS.map((f) => [spellingKey(f), f]));
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const MAX_DEPTH = 16;
+/** JSON is UTF-8 (RFC 8259 §8.1): invalid bytes throw instead of becoming U+FFFD; a BOM is kept, so JSON.parse refuses it as before. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** No charset parameter, or utf-8: JSON in any other charset is not JSON (RFC 8259 §8.1). */
+function isUtf8Charset(contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? "");
+  return charset === null || charset[1].toLowerCase() === "utf-8" || charset[1].toLowerCase() === "utf8";
+}
 
 export function readBody(limitBytes: number) {
   // Raw bytes for every content type: this step decides what is acceptable, not the parser.
@@ -58,10 +67,17 @@ export function guardBody(record: RouteRecord) {
       state.refusal ??= problem;
       next();
     };
-    if (!req.is("application/json")) return refuse(new Problem("unsupported_media_type"));
+    if (!req.is("application/json") || !isUtf8Charset(req.headers["content-type"])) return refuse(new Problem("unsupported_media_type"));
+    let text: string;
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      // Never stored with U+FFFD in place of what was sent.
+      return refuse(new Problem("invalid_body", { detail: "the request body is not valid UTF-8" }));
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(bytes.toString("utf8"));
+      parsed = JSON.parse(text);
     } catch {
       return refuse(new Problem("invalid_body", { detail: "the request body is not valid JSON" }));
     }

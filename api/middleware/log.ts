@@ -115,6 +115,13 @@ export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: Securi
 
   return (record?: RouteRecord) =>
     function log(req: Request, res: Response, next: NextFunction): void {
+      // Opened once per request, by the log() mounted ahead of the router (app.ts), so that a request failing
+      // before any route (a path the router cannot decode) has its state too; a route's log(record) names its record.
+      const opened = res.locals.portcullis as RequestState | undefined;
+      if (opened) {
+        if (record) opened.route = record;
+        return next();
+      }
       const peer = `${req.socket.remoteAddress ?? "unknown"}:${req.socket.remotePort ?? 0}`;
       const forwarded = req.headers["x-forwarded-for"];
       const address = clientAddress(req.socket.remoteAddress ?? "unknown", Array.isArray(forwarded) ? forwarded.join(",") : forwarded);

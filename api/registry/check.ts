@@ -25,7 +25,7 @@ import type { Express } from "express";
 import type { Pdp } from "../../pdp";
 import type { Decision, DecisionInput } from "../../pdp/types";
 import { ANONYMOUS } from "../context";
-import { expressPath } from "./routes";
+import { expressPath, PATH_PARAMS } from "./routes";
 import type { RouteRecord } from "./types";
 
 export class StartupCheckError extends Error {
@@ -93,7 +93,7 @@ export function acceptBundles(routes: RouteRecord[]): (decide: PolicyProbe["deci
   return (decide) => checkPolicies({ decide }, routes);
 }
 
-/** Duplicate ids per method, duplicate (method, path) pairs, templates without a leading slash. */
+/** Duplicate ids per method, duplicate (method, path) pairs, templates without a leading slash, path parameters without a schema. */
 export function checkRegistry(routes: RouteRecord[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
@@ -106,6 +106,11 @@ export function checkRegistry(routes: RouteRecord[]): string[] {
       seen.add(key);
     }
     if (r.idParam && !r.paths.every((t) => t.includes(`{${r.idParam}}`))) problems.push(`${r.id}: idParam ${r.idParam} missing from a path`);
+    for (const t of r.paths) {
+      for (const [, name] of t.matchAll(/\{([A-Za-z_]+)\}/g)) {
+        if (name !== "version" && !Object.hasOwn(PATH_PARAMS, name)) problems.push(`${r.id}: path parameter {${name}} has no schema in PATH_PARAMS`);
+      }
+    }
   }
   return problems;
 }

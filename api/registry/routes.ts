@@ -5,7 +5,16 @@
  */
 import type { BodySchema, FieldSchema, QueryParam, RouteRecord } from "./types";
 
-const ID: FieldSchema = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" };
+/** Every object id the API hands out (inv_..., u_..., exp_<uuid>): in paths, bodies and query lists alike. */
+export const ID: FieldSchema = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" };
+
+/**
+ * The schema of every path parameter a template may name (`{version}` is
+ * resolved against the version catalogue instead). guard-params refuses a
+ * value outside it with 400 invalid_param; start-up refuses a template
+ * naming a parameter missing here.
+ */
+export const PATH_PARAMS: Readonly<Record<string, FieldSchema>> = { invoice_id: ID, user_id: ID, job_id: ID };
 const REASON: FieldSchema = { type: "string", minLength: 1, maxLength: 500 };
 const LIMIT: QueryParam = { name: "limit", description: "page size (1-100)", schema: { type: "integer", minimum: 1, maximum: 100 } };
 

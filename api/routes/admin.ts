@@ -22,6 +22,7 @@
  */
 import { toScope, type ExportFormat, type Scope } from "../../db";
 import { resultForReader } from "../exports/result";
+import type { RecordedDecision } from "../../pdp/types";
 import { Problem, problemForDecision } from "../problems";
 import { exportJobView } from "../views";
 import { decideAsRoute } from "./related-decision";
@@ -35,9 +36,13 @@ const IDS_PER_LOOKUP = 100;
 /** Where a job is polled (admin.export.get). */
 const jobLocation = (id: string) => `/api/admin/export/${encodeURIComponent(id)}`;
 
+/** The rows decision, made once per request even when the act step runs again after a locked write (db/busy.ts). */
+const rowsDecisions = new WeakMap<ActContext, RecordedDecision>();
+
 const startExport: RouteHandler = {
   act(ctx) {
-    const rows = decideAsRoute(ctx, "invoices.export");
+    let rows = rowsDecisions.get(ctx);
+    if (!rows) rowsDecisions.set(ctx, (rows = decideAsRoute(ctx, "invoices.export")));
     if (!rows.allow) throw problemForDecision(rows.status, rows.reason);
     const job = ctx.deps.db.exportJobs.createScoped(ctx.scope, {
       requestedBy: ctx.state.actor.id,

@@ -42,6 +42,8 @@ export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string,
                 bundle_failures: pdp.failures,
                 bundle_last_error: pdp.lastError,
                 decision_log: decisionLog,
+                // Traffic counts and security events held in memory (a lock held elsewhere) or lost to a full buffer.
+                bookkeeping: ctx.deps.db.bookkeeping(),
               },
             },
           },

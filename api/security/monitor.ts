@@ -87,7 +87,7 @@ export class SecurityMonitor {
 
   private record(state: RequestState, status: number, kind: string, detail: Record<string, unknown>): void {
     try {
-      this.deps.db.securityEvents.record({
+      this.deps.db.securityEvents.recordLater({
         kind,
         actorId: state.actor.id,
         tenantId: state.actor.tenant,

@@ -80,6 +80,8 @@ export interface HarnessOptions {
   trustedProxies?: string[];
   /** The API's clock (version lifecycles); default Date.now. */
   now?: () => number;
+  /** How long a write waits for a lock held elsewhere before 503 database_busy (default: the service's). */
+  lockWaitMs?: number;
   /** Runs on the new database before the runner resumes: a previous run's leftovers (an interrupted job). */
   beforeStart?: (db: PortcullisDb) => void;
   /** The decision log's settings (a small `maxBytes` fills its store; `onFailure` is the stance while it cannot be written). */
@@ -94,7 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs: Array<Record<string, unknown>> = [];
   const service = await createService(
     {
-      database: { file: path.join(dir, "portcullis.db") },
+      database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs },
       bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
       decisionLog: { file: path.join(dir, "decisions.db"), ...options.decisionLog },
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
