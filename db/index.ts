@@ -95,12 +95,13 @@ export interface SqliteTransaction {
 export interface Bookkeeping {
   traffic: WriteBehindStats;
   securityEvents: WriteBehindStats;
+  versionCallers: WriteBehindStats;
 }
 
 /** Bookkeeping that could not be written before the database closed (or was dropped earlier when a buffer was full). */
 export class BookkeepingLostError extends Error {
-  constructor(readonly lost: { trafficHits: number; securityEvents: number }) {
-    super(`bookkeeping lost: ${lost.trafficHits} traffic count(s) and ${lost.securityEvents} security event(s) could not be written`);
+  constructor(readonly lost: { trafficHits: number; securityEvents: number; versionCalls: number }) {
+    super(`bookkeeping lost: ${lost.trafficHits} traffic count(s), ${lost.securityEvents} security event(s) and ${lost.versionCalls} version call(s) could not be written`);
   }
 }
 
@@ -122,7 +123,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
   const traffic = trafficRepository(prepare, ownTransaction);
   const versionCallers = versionCallersRepository(prepare, ownTransaction);
   const securityEvents = securityEventsRepository(prepare, ownTransaction, { readonly: db.readonly });
-  const bookkeeping = (): Bookkeeping => ({ traffic: traffic.stats(), securityEvents: securityEvents.stats() });
+  const bookkeeping = (): Bookkeeping => ({ traffic: traffic.stats(), securityEvents: securityEvents.stats(), versionCallers: versionCallers.stats() });
   return {
     file,
     schemaVersion: LATEST_VERSION,
@@ -133,11 +134,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
         // What is still buffered goes now; a failure leaves it counted in the stats.
         traffic.flushQuietly();
         securityEvents.flushQuietly();
+        versionCallers.flushQuietly();
       }
-      const { traffic: t, securityEvents: e } = bookkeeping();
+      const { traffic: t, securityEvents: e, versionCallers: v } = bookkeeping();
       db.close();
-      const lost = { trafficHits: t.pending + t.dropped, securityEvents: e.pending + e.dropped };
-      if (lost.trafficHits > 0 || lost.securityEvents > 0) throw new BookkeepingLostError(lost);
+      const lost = { trafficHits: t.pending + t.dropped, securityEvents: e.pending + e.dropped, versionCalls: v.pending + v.dropped };
+      if (lost.trafficHits > 0 || lost.securityEvents > 0 || lost.versionCalls > 0) throw new BookkeepingLostError(lost);
     },
     bookkeeping,
     transaction,

@@ -16,10 +16,12 @@
  * and day; the rest are counted under "(other)".
  *
  * Counts are summed in memory and written once a second, in one
- * transaction (as traffic.ts does): this runs on every request to a
- * deprecated version.
+ * transaction, on a timer (write-behind.ts, as traffic.ts does): this runs
+ * on every request to a deprecated version, and while another connection
+ * holds the lock the counts stay in memory, not lost.
  */
 import type { Prepare } from "./sql";
+import { writeBehind, type WriteBehindStats } from "./write-behind";
 
 export interface VersionCall {
   version: string;
@@ -41,7 +43,12 @@ export interface VersionCallerRow {
 
 export interface VersionCallersRepository {
   count(call: VersionCall): void;
+  /** Writes the counts held in memory (one transaction); throws, keeping them, when it cannot. */
   flush(): void;
+  /** flush() that keeps a failure in stats() instead of throwing; true when nothing is left held. */
+  flushQuietly(): boolean;
+  /** Calls counted in memory and not yet written, and those lost to a full buffer. */
+  stats(): WriteBehindStats;
   /** One row per day, version, actor and client since `since` (YYYY-MM-DD, inclusive). */
   summary(filter?: { since?: string }): VersionCallerRow[];
 }
@@ -50,6 +57,8 @@ export const MAX_CLIENTS = 20;
 export const OTHER_CLIENT = "(other)";
 export const FLUSH_INTERVAL_MS = 1000;
 export const MAX_PENDING_KEYS = 500;
+/** The most distinct keys held while writes fail (a lock held elsewhere); beyond it calls are dropped and counted. */
+const MAX_HELD_KEYS = 20_000;
 
 /** The User-Agent's first product token, printable ASCII only, at most 60 characters; "(none)" without one. */
 export function clientOf(userAgent: string | undefined): string {
@@ -65,63 +74,64 @@ export interface PendingCall {
   lastSeen: string;
 }
 
-/** Adds a call to the counts summed in memory (shared by the SQLite and PostgreSQL repositories). */
-export function addCall(pending: Map<string, PendingCall>, call: VersionCall, now: () => Date): void {
+/** One call: its key and its count (shared by the SQLite and PostgreSQL repositories). */
+export function callEntry(call: VersionCall, now: () => Date): [string, PendingCall] {
   const lastSeen = (call.at ?? now()).toISOString();
   const params: PendingCall["params"] = [lastSeen.slice(0, 10), call.version.slice(0, 40), call.actorId.slice(0, 200), call.tenantId, call.client.slice(0, 60)];
-  const key = JSON.stringify(params);
-  const entry = pending.get(key);
-  if (entry) {
-    entry.count++;
-    if (lastSeen > entry.lastSeen) entry.lastSeen = lastSeen;
-  } else pending.set(key, { params, count: 1, lastSeen });
+  return [JSON.stringify(params), { params, count: 1, lastSeen }];
+}
+
+/** Adds a count to the one held for the same key. */
+export function mergeCall(held: PendingCall, entry: PendingCall): void {
+  held.count += entry.count;
+  if (entry.lastSeen > held.lastSeen) held.lastSeen = entry.lastSeen;
+}
+
+/** Adds a call to the counts summed in memory. */
+export function addCall(pending: Map<string, PendingCall>, call: VersionCall, now: () => Date): void {
+  const [key, entry] = callEntry(call, now);
+  const held = pending.get(key);
+  if (held) mergeCall(held, entry);
+  else pending.set(key, entry);
 }
 
 export function versionCallersRepository(prepare: Prepare, transaction: <T>(fn: () => T) => T, now: () => Date = () => new Date()): VersionCallersRepository {
-  const pending = new Map<string, PendingCall>();
-  let timer: NodeJS.Timeout | undefined;
-
-  function flush(): void {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (pending.size === 0) return;
-    const rows = [...pending.values()];
-    pending.clear();
-    // A client beyond the actor's MAX_CLIENTS for the day is folded into "(other)".
-    const known = prepare("SELECT 1 FROM version_callers WHERE day = ? AND version = ? AND actor_id = ? AND client = ?");
-    const clients = prepare("SELECT count(*) AS n FROM version_callers WHERE day = ? AND version = ? AND actor_id = ?");
-    const upsert = prepare(
-      `INSERT INTO version_callers (day, version, actor_id, tenant_id, client, count, last_seen)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (day, version, actor_id, client)
-       DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
-    );
-    transaction(() => {
-      for (const row of rows) {
-        const [day, version, actor, tenant, client] = row.params;
-        const kept = known.get(day, version, actor, client) !== undefined || (clients.get(day, version, actor) as { n: number }).n < MAX_CLIENTS;
-        upsert.run(day, version, actor, tenant, kept ? client : OTHER_CLIENT, row.count, row.lastSeen);
-      }
-    });
-  }
-
-  function flushQuietly(): void {
-    try {
-      flush();
-    } catch {
-      // Best-effort measurement: a closed or busy database loses this second's counts, never a request.
-    }
-  }
+  const buffer = writeBehind<PendingCall>({
+    intervalMs: FLUSH_INTERVAL_MS,
+    flushAtKeys: MAX_PENDING_KEYS,
+    maxKeys: MAX_HELD_KEYS,
+    weight: (entry) => entry.count,
+    write(rows) {
+      // A client beyond the actor's MAX_CLIENTS for the day is folded into "(other)".
+      const known = prepare("SELECT 1 FROM version_callers WHERE day = ? AND version = ? AND actor_id = ? AND client = ?");
+      const clients = prepare("SELECT count(*) AS n FROM version_callers WHERE day = ? AND version = ? AND actor_id = ?");
+      const upsert = prepare(
+        `INSERT INTO version_callers (day, version, actor_id, tenant_id, client, count, last_seen)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (day, version, actor_id, client)
+         DO UPDATE SET count = count + excluded.count, last_seen = max(last_seen, excluded.last_seen)`,
+      );
+      transaction(() => {
+        for (const row of rows) {
+          const [day, version, actor, tenant, client] = row.params;
+          const kept = known.get(day, version, actor, client) !== undefined || (clients.get(day, version, actor) as { n: number }).n < MAX_CLIENTS;
+          upsert.run(day, version, actor, tenant, kept ? client : OTHER_CLIENT, row.count, row.lastSeen);
+        }
+      });
+    },
+  });
 
   return {
     count(call) {
-      addCall(pending, call, now);
-      if (pending.size >= MAX_PENDING_KEYS) flushQuietly();
-      else if (!timer) timer = setTimeout(flushQuietly, FLUSH_INTERVAL_MS).unref();
+      const [key, entry] = callEntry(call, now);
+      buffer.add(key, entry, mergeCall);
     },
-    flush,
+    flush: buffer.flush,
+    flushQuietly: buffer.flushQuietly,
+    stats: buffer.stats,
     summary(filter = {}) {
-      flush();
+      // What is held is written first when it can be; a lock held elsewhere does not stop the read.
+      buffer.flushQuietly();
       return prepare(
         `SELECT day, version, actor_id, tenant_id, client, count, last_seen FROM version_callers
          WHERE day >= ? ORDER BY version, actor_id, client, day`,

@@ -40,12 +40,15 @@ test("a write lock held elsewhere: counts and events are held, not lost, and wri
   const other = lockElsewhere();
   for (let i = 0; i < 3; i++) db.traffic.count(hit);
   db.securityEvents.recordLater(event);
+  db.versionCallers.count({ version: "v1", actorId: "u_alice", tenantId: "t_acme", client: "cli/1" });
   expect(db.traffic.flushQuietly()).toBe(false);
+  expect(db.versionCallers.flushQuietly()).toBe(false);
   expect(db.securityEvents.flushQuietly()).toBe(false);
   expect(() => db.traffic.flush()).toThrow(/locked|busy/i);
   expect(db.bookkeeping()).toMatchObject({
     traffic: { pending: 3, dropped: 0, lastError: expect.stringMatching(/locked|busy/i) },
     securityEvents: { pending: 1, dropped: 0, lastError: expect.stringMatching(/locked|busy/i) },
+    versionCallers: { pending: 1, dropped: 0, lastError: expect.stringMatching(/locked|busy/i) },
   });
   // Reads go on (WAL), without the held rows.
   expect(other.prepare("SELECT count(*) AS n FROM security_events").get()).toEqual({ n: 0 });
@@ -54,7 +57,12 @@ test("a write lock held elsewhere: counts and events are held, not lost, and wri
 
   expect(db.securityEvents.query({})).toHaveLength(1);
   expect(db.traffic.summary().find((r) => r.template === "/health")?.count).toBe(3);
-  expect(db.bookkeeping()).toMatchObject({ traffic: { pending: 0, dropped: 0, lastError: null }, securityEvents: { pending: 0, dropped: 0, lastError: null } });
+  expect(db.versionCallers.summary()).toEqual([expect.objectContaining({ version: "v1", actor_id: "u_alice", client: "cli/1", count: 1 })]);
+  expect(db.bookkeeping()).toMatchObject({
+    traffic: { pending: 0, dropped: 0, lastError: null },
+    securityEvents: { pending: 0, dropped: 0, lastError: null },
+    versionCallers: { pending: 0, dropped: 0, lastError: null },
+  });
 });
 
 test("a full buffer drops what it cannot hold, counts it, and close() reports it", () => {
@@ -92,7 +100,7 @@ test("close() writes what is held, and reports what it could not write", () => {
     other.close();
   }
   expect(error).toBeInstanceOf(BookkeepingLostError);
-  expect((error as BookkeepingLostError).lost).toEqual({ trafficHits: 2, securityEvents: 1 });
+  expect((error as BookkeepingLostError).lost).toEqual({ trafficHits: 2, securityEvents: 1, versionCalls: 0 });
 
   db = openDatabase(file, { busyTimeoutMs: 0 });
   db.traffic.count(hit);
