@@ -8,62 +8,47 @@
  * exactly, whatever the concurrency.
  */
 import type { AsyncVersionCallersRepository } from "../store";
-import { DbInputError } from "../types";
 import { addCall, FLUSH_INTERVAL_MS, MAX_CLIENTS, MAX_PENDING_KEYS, OTHER_CLIENT, type PendingCall, type VersionCallerRow } from "../version-callers";
+import { pendingCounts, sinceDayParams } from "./pending-counts";
 import type { Session } from "./session";
 
 export function pgVersionCallersRepository(session: Session, now: () => Date = () => new Date()): AsyncVersionCallersRepository {
-  const pending = new Map<string, PendingCall>();
-  let timer: NodeJS.Timeout | undefined;
-
-  async function flush(): Promise<void> {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (pending.size === 0) return;
-    const rows = [...pending.values()];
-    pending.clear();
-    await session.atomic(async (tx) => {
-      for (const row of rows) {
-        const [day, version, actor, tenant, client] = row.params;
-        await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [JSON.stringify([day, version, actor])]);
-        const { rows: found } = await tx.query<{ known: boolean; n: number }>(
-          `SELECT EXISTS (SELECT 1 FROM version_callers WHERE day = $1 AND version = $2 AND actor_id = $3 AND client = $4) AS known,
-                  (SELECT count(*) FROM version_callers WHERE day = $1 AND version = $2 AND actor_id = $3) AS n`,
-          [day, version, actor, client],
-        );
-        const kept = found[0].known || found[0].n < MAX_CLIENTS;
-        await tx.query(
-          `INSERT INTO version_callers (day, version, actor_id, tenant_id, client, count, last_seen)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (day, version, actor_id, client)
-           DO UPDATE SET count = version_callers.count + excluded.count, last_seen = GREATEST(version_callers.last_seen, excluded.last_seen)`,
-          [day, version, actor, tenant, kept ? client : OTHER_CLIENT, row.count, row.lastSeen],
-        );
-      }
-    });
-  }
-
-  function flushQuietly(): void {
-    // Best-effort measurement: an unreachable database loses these counts, never a request.
-    flush().catch(() => undefined);
-  }
+  const counts = pendingCounts<PendingCall>({
+    intervalMs: FLUSH_INTERVAL_MS,
+    flushAtKeys: MAX_PENDING_KEYS,
+    write: (rows) =>
+      session.atomic(async (tx) => {
+        for (const row of rows) {
+          const [day, version, actor, tenant, client] = row.params;
+          await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [JSON.stringify([day, version, actor])]);
+          const { rows: found } = await tx.query<{ known: boolean; n: number }>(
+            `SELECT EXISTS (SELECT 1 FROM version_callers WHERE day = $1 AND version = $2 AND actor_id = $3 AND client = $4) AS known,
+                    (SELECT count(*) FROM version_callers WHERE day = $1 AND version = $2 AND actor_id = $3) AS n`,
+            [day, version, actor, client],
+          );
+          const kept = found[0].known || found[0].n < MAX_CLIENTS;
+          await tx.query(
+            `INSERT INTO version_callers (day, version, actor_id, tenant_id, client, count, last_seen)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (day, version, actor_id, client)
+             DO UPDATE SET count = version_callers.count + excluded.count, last_seen = GREATEST(version_callers.last_seen, excluded.last_seen)`,
+            [day, version, actor, tenant, kept ? client : OTHER_CLIENT, row.count, row.lastSeen],
+          );
+        }
+      }),
+  });
 
   return {
     count(call) {
-      addCall(pending, call, now);
-      if (pending.size >= MAX_PENDING_KEYS) flushQuietly();
-      else if (!timer) timer = setTimeout(flushQuietly, FLUSH_INTERVAL_MS).unref();
+      addCall(counts.pending, call, now);
+      counts.added();
     },
 
-    flush,
+    flush: counts.flush,
 
     async summary(filter = {}) {
-      await flush();
-      const params: string[] = [];
-      if (filter.since !== undefined) {
-        if (typeof filter.since !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(filter.since)) throw new DbInputError("invalid_input", "since must be a day, YYYY-MM-DD");
-        params.push(filter.since);
-      }
+      await counts.flush();
+      const params = sinceDayParams(filter);
       const { rows } = await session.query<VersionCallerRow>(
         `SELECT day, version, actor_id, tenant_id, client, count, last_seen FROM version_callers${params.length > 0 ? " WHERE day >= $1::date" : ""}
          ORDER BY version, actor_id, client, day`,
