@@ -4,32 +4,13 @@
  * `opa test`.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { main } from "../../cli";
 import { readBundle } from "../../pdp/compiler/bundle";
+import { cliSandbox } from "./support/sandbox";
 
-let dir: string;
-let out: string[];
-
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-cli-"));
-  out = [];
-  jest.spyOn(console, "log").mockImplementation((...args: unknown[]) => void out.push(args.join(" ")));
-  jest.spyOn(console, "error").mockImplementation((...args: unknown[]) => void out.push(args.join(" ")));
-});
-
-afterEach(() => {
-  jest.restoreAllMocks();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function write(rel: string, content: string): string {
-  const file = path.join(dir, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
-  return file;
-}
+const sb = cliSandbox("portcullis-cli-");
+const write = sb.write;
 
 const POLICY = `package authz
 
@@ -43,8 +24,8 @@ allow if {
 test("rego build writes /policy.wasm, /data.json, /.manifest and the sources", async () => {
   write("policy/authz.rego", POLICY);
   write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
-  const bundlePath = path.join(dir, "bundle.tar.gz");
-  expect(await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, "--revision", "r1", path.join(dir, "policy")])).toBe(0);
+  const bundlePath = path.join(sb.dir, "bundle.tar.gz");
+  expect(await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, "--revision", "r1", path.join(sb.dir, "policy")])).toBe(0);
 
   const bundle = readBundle(fs.readFileSync(bundlePath));
   expect(bundle.manifest.revision).toBe("r1");
@@ -55,13 +36,13 @@ test("rego build writes /policy.wasm, /data.json, /.manifest and the sources", a
 
 test("without --revision the bundle's revision is a hash of its content", async () => {
   write("policy/authz.rego", POLICY);
-  const first = path.join(dir, "a.tar.gz");
-  const again = path.join(dir, "b.tar.gz");
-  const changed = path.join(dir, "c.tar.gz");
-  await main(["rego", "build", "-e", "authz/allow", "-o", first, path.join(dir, "policy")]);
-  await main(["rego", "build", "-e", "authz/allow", "-o", again, path.join(dir, "policy")]);
+  const first = path.join(sb.dir, "a.tar.gz");
+  const again = path.join(sb.dir, "b.tar.gz");
+  const changed = path.join(sb.dir, "c.tar.gz");
+  await main(["rego", "build", "-e", "authz/allow", "-o", first, path.join(sb.dir, "policy")]);
+  await main(["rego", "build", "-e", "authz/allow", "-o", again, path.join(sb.dir, "policy")]);
   write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
-  await main(["rego", "build", "-e", "authz/allow", "-o", changed, path.join(dir, "policy")]);
+  await main(["rego", "build", "-e", "authz/allow", "-o", changed, path.join(sb.dir, "policy")]);
   const revision = (file: string) => readBundle(fs.readFileSync(file)).manifest.revision;
   expect(revision(first)).toMatch(/^sha256:[0-9a-f]{16}$/);
   expect(revision(again)).toBe(revision(first));
@@ -71,17 +52,17 @@ test("without --revision the bundle's revision is a hash of its content", async 
 test("rego eval prints the result set of an entrypoint", async () => {
   write("policy/authz.rego", POLICY);
   write("policy/authz/data.json", JSON.stringify({ admins: ["alice"] }));
-  const bundlePath = path.join(dir, "bundle.tar.gz");
-  await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, path.join(dir, "policy")]);
+  const bundlePath = path.join(sb.dir, "bundle.tar.gz");
+  await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, path.join(sb.dir, "policy")]);
   const input = write("input.json", JSON.stringify({ user: "alice" }));
-  out = [];
+  sb.out = [];
   expect(await main(["rego", "eval", "-b", bundlePath, "-i", input, "authz/allow"])).toBe(0);
-  expect(JSON.parse(out.join("\n"))).toEqual([{ result: true }]);
+  expect(JSON.parse(sb.out.join("\n"))).toEqual([{ result: true }]);
 
   const other = write("other.json", JSON.stringify({ user: "mallory" }));
-  out = [];
+  sb.out = [];
   await main(["rego", "eval", "-b", bundlePath, "-i", other, "data.authz.allow"]);
-  expect(JSON.parse(out.join("\n"))).toEqual([{ result: false }]);
+  expect(JSON.parse(sb.out.join("\n"))).toEqual([{ result: false }]);
 });
 
 test("rego test reports failures with file:line and ends with N passed, N failed", async () => {
@@ -105,16 +86,16 @@ todo_test_later if {
 }
 `,
   );
-  expect(await main(["rego", "test", path.join(dir, "p")])).toBe(1);
-  expect(out).toContain(`FAIL ${testFile}:9: data.authz_test.test_wrongly_expects_allow: undefined`);
-  expect(out[out.length - 1]).toBe("1 passed, 1 failed, 1 skipped");
+  expect(await main(["rego", "test", path.join(sb.dir, "p")])).toBe(1);
+  expect(sb.out).toContain(`FAIL ${testFile}:9: data.authz_test.test_wrongly_expects_allow: undefined`);
+  expect(sb.out[sb.out.length - 1]).toBe("1 passed, 1 failed, 1 skipped");
 });
 
 test("a build with a policy error exits non-zero and writes no bundle", async () => {
   write("bad/authz.rego", "package authz\n\nallow if {\n\tx > 1\n}\n");
-  const bundlePath = path.join(dir, "bundle.tar.gz");
-  expect(await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, path.join(dir, "bad")])).toBe(1);
-  expect(out.join("\n")).toMatch(/authz\.rego:4:2: rego_unsafe_var_error: var x is unsafe/);
+  const bundlePath = path.join(sb.dir, "bundle.tar.gz");
+  expect(await main(["rego", "build", "-e", "authz/allow", "-o", bundlePath, path.join(sb.dir, "bad")])).toBe(1);
+  expect(sb.out.join("\n")).toMatch(/authz\.rego:4:2: rego_unsafe_var_error: var x is unsafe/);
   expect(fs.existsSync(bundlePath)).toBe(false);
 });
 
