@@ -17,6 +17,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { dataFile } from "../config/data-file";
 
 export interface ProtectedField {
   readable_by: string[];
@@ -46,11 +47,8 @@ export interface RoutePolicy {
 
 const REGO_DATA = path.join(__dirname, "..", "rego", "portcullis");
 
-/** The compiled API runs from dist/, where the policy data is not copied: read the source tree's files. */
 function readPolicyData<T>(...segments: string[]): T {
-  let file = path.join(REGO_DATA, ...segments);
-  if (!fs.existsSync(file)) file = file.replace(`${path.sep}dist${path.sep}`, path.sep);
-  return JSON.parse(fs.readFileSync(file, "utf8")) as T;
+  return JSON.parse(fs.readFileSync(dataFile(path.join(REGO_DATA, ...segments)), "utf8")) as T;
 }
 
 export const FIELD_DATA: FieldData = readPolicyData("fields", "data.json");

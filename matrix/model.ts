@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
+import { dataFile } from "../config/data-file";
 
 export type Role = "anonymous" | "member" | "support" | "admin";
 export type Target = "own" | "same_tenant" | "other_tenant" | "none";
@@ -68,15 +69,8 @@ const ROUTE_KEYS = new Set(["targets", "object", "query", "body", "list", "rows"
 
 export class MatrixFileError extends Error {}
 
-/** The compiled CLI runs from dist/, where tsc does not copy the YAML: fall back to the source tree. */
-function resolveFile(file: string): string {
-  if (fs.existsSync(file)) return file;
-  const fromSource = file.replace(`${path.sep}dist${path.sep}`, path.sep);
-  return fs.existsSync(fromSource) ? fromSource : file;
-}
-
 export function loadMatrix(file = DEFAULT_MATRIX_FILE): Matrix {
-  const resolved = resolveFile(file);
+  const resolved = dataFile(file);
   // YAML 1.1 merge keys (<<) keep the file compact: shared expectations are written once.
   const raw = YAML.parse(fs.readFileSync(resolved, "utf8"), { merge: true }) as Record<string, unknown>;
   return parseMatrix(raw, resolved);

@@ -24,6 +24,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { dataFile } from "../../config/data-file";
 
 export type VersionState = "Current" | "Deprecated" | "Zombie" | "Unknown" | "Retired";
 
@@ -51,7 +52,7 @@ const STATES: VersionState[] = ["Current", "Deprecated", "Zombie", "Unknown", "R
 
 /** Reads and validates the catalogue; a malformed file fails start-up. */
 export function loadVersions(file = VERSIONS_FILE): VersionCatalog {
-  const raw = JSON.parse(fs.readFileSync(resolveDataFile(file), "utf8")) as VersionCatalog;
+  const raw = JSON.parse(fs.readFileSync(dataFile(file), "utf8")) as VersionCatalog;
   const names = new Set<string>();
   for (const v of raw.versions) {
     if (!/^[a-z][a-z0-9]*$/.test(v.name)) throw new Error(`versions.json: bad version name ${JSON.stringify(v.name)}`);
@@ -74,13 +75,6 @@ export function loadVersions(file = VERSIONS_FILE): VersionCatalog {
   const def = raw.versions.find((v) => v.name === raw.default);
   if (!def || def.state !== "Current") throw new Error(`versions.json: default version ${raw.default} must exist and be Current`);
   return raw;
-}
-
-/** The compiled CLI runs from dist/, where tsc does not copy JSON data: fall back to the source tree. */
-function resolveDataFile(file: string): string {
-  if (fs.existsSync(file)) return file;
-  const fromSource = file.replace(`${path.sep}dist${path.sep}`, path.sep);
-  return fs.existsSync(fromSource) ? fromSource : file;
 }
 
 /**

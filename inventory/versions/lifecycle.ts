@@ -20,11 +20,11 @@
  * keep every version "in use" (and make every guessed name look used).
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { VERSIONS_FILE, type VersionCatalog, type VersionRecord } from "../../api/versions";
 import type { Observation } from "../sources/traffic";
 import type { ParityDefect, VersionLifecycle } from "../types";
 import type { VersionProbe } from "./probe";
+import { dataFile } from "../../config/data-file";
 
 export interface VersionExtension {
   blocker?: string;
@@ -46,9 +46,7 @@ export interface DeclaredVersions extends VersionCatalog {
 
 /** Reads the extension fields of versions.json next to the validated catalogue (same file, not a fork). */
 export function readDeclared(catalog: VersionCatalog, file = VERSIONS_FILE): DeclaredVersions {
-  // The compiled CLI runs from dist/, where tsc does not copy JSON: read the source tree's file.
-  const resolved = fs.existsSync(file) ? file : file.replace(`${path.sep}dist${path.sep}`, path.sep);
-  const raw = JSON.parse(fs.readFileSync(resolved, "utf8")) as DeclaredVersions;
+  const raw = JSON.parse(fs.readFileSync(dataFile(file), "utf8")) as DeclaredVersions;
   const ext = new Map(raw.versions.map((v) => [v.name, v]));
   return {
     ...catalog,
