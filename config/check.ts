@@ -16,6 +16,11 @@ export type Kind =
   | { type: "string" }
   /** `secure`: https, or http to a loopback host only (keys and policies must not travel in clear text). */
   | { type: "url"; secure?: boolean }
+  /**
+   * A server's connection URL (postgres://, redis://), which may carry a
+   * password: a message about it never repeats what was given.
+   */
+  | { type: "service-url"; schemes: readonly string[] }
   | { type: "addresses" }
   | { type: "algorithms" }
   /** One of a fixed list of words. */
@@ -48,6 +53,8 @@ export function checkValue(kind: Kind, value: unknown, setting: string): unknown
       return checkString(value, setting);
     case "url":
       return checkUrl(checkString(value, setting), setting, kind.secure ?? false);
+    case "service-url":
+      return checkServiceUrl(checkString(value, setting), setting, kind.schemes);
     case "addresses":
       return checkList(value, setting).map((entry) => checkAddress(entry, setting));
     case "choice":
@@ -110,6 +117,24 @@ function checkUrl(text: string, setting: string, secure: boolean): string {
     throw new ConfigError("CONFIG_INVALID_URL", setting, "must be https (plain http only to a loopback host): what it fetches decides who gets in");
   }
   return text;
+}
+
+function checkServiceUrl(text: string, setting: string, schemes: readonly string[]): string {
+  const url = URL.canParse(text) ? new URL(text) : null;
+  const expected = schemes.map((s) => `${s}//`).join(" or ");
+  // Only the scheme is ever shown: the rest may hold a password.
+  if (!url) throw new ConfigError("CONFIG_INVALID_URL", setting, `must be a ${expected} URL (the value is not shown: it may hold a password)`);
+  if (!schemes.includes(url.protocol)) throw new ConfigError("CONFIG_INVALID_URL", setting, `must be a ${expected} URL, got a ${url.protocol}// one`);
+  if (url.hostname === "") throw new ConfigError("CONFIG_INVALID_URL", setting, `must name a host (${expected}user:password@host:port/...)`);
+  return text;
+}
+
+/** The URL with its password replaced by `***`, for logs and messages. */
+export function maskUrlPassword(text: string): string {
+  if (!URL.canParse(text)) return "***";
+  const url = new URL(text);
+  if (url.password !== "") url.password = "***";
+  return url.toString();
 }
 
 /** An IP address, or a CIDR block `address/prefix` (e.g. 10.0.0.0/8, fd00::/8). */

@@ -6,9 +6,9 @@
  * from SETTINGS; the defaults are today's behaviour, mostly the constants of
  * the modules that use them.
  *
- * Scale-out plugs in here: a data store URL (postgres://) beside
- * `database.file`, a shared rate-limit store URL (redis://) beside
- * `rateLimits`; api/service.ts then chooses the store from the setting.
+ * Scale-out plugs in here: `database.url` (postgres://) replaces
+ * `database.file`, `redis.url` (redis://) holds the rate-limit budgets;
+ * api/service.ts chooses the stores from them, in one place.
  */
 import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
 import { DEFAULT_HTTP_LIMITS } from "../api/http/limits";
@@ -79,7 +79,16 @@ export interface Config {
    * The data store: a SQLite file, created and seeded on first open. No statement sleeps on a lock another
    * connection holds; a write waits for it on timers for `lockWaitMs`, then is answered 503 database_busy.
    */
-  database: { file: string; lockWaitMs: number };
+  database: {
+    file: string;
+    lockWaitMs: number;
+    /** PostgreSQL instead of the SQLite file (postgres://, the service role: scale-out); unset: SQLite. */
+    url?: string;
+    /** Connections the PostgreSQL pool keeps at most. */
+    poolMax: number;
+  };
+  /** Redis for what instances must share (the rate-limit budgets); unset: in-process. */
+  redis: { url?: string };
   /** The policy bundle: a file watched for changes, or a bundle server polled (exactly one). */
   bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & { watch: boolean; pollIntervalMs: number };
   /**
@@ -127,7 +136,8 @@ export const DEFAULTS: Config = {
     maxRequestsPerSocket: DEFAULT_HTTP_LIMITS.maxRequestsPerSocket,
     trustedProxies: [],
   },
-  database: { file: DEFAULT_DB_FILE, lockWaitMs: DEFAULT_LOCK_WAIT_MS },
+  database: { file: DEFAULT_DB_FILE, lockWaitMs: DEFAULT_LOCK_WAIT_MS, poolMax: 10 },
+  redis: {},
   bundle: { file: DEFAULT_BUNDLE_FILE, watch: true, pollIntervalMs: 2000 },
   decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, commitTimeoutMs: DEFAULT_COMMIT_TIMEOUT_MS, onFailure: "refuse-writes", console: false },
   identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: DEFAULT_DEV_KEY_FILE, clockToleranceSec: 30, cacheTtlSec: 60 },
@@ -166,6 +176,9 @@ export const SETTINGS: readonly Setting[] = [
   { path: "http.trustedProxies", env: "PORTCULLIS_TRUSTED_PROXIES", kind: { type: "addresses" }, doc: "proxies (IPs, CIDRs; comma-separated) whose forwarded client address is believed" },
   { path: "database.file", env: "PORTCULLIS_DB", kind: { type: "string" }, doc: "SQLite data file (created and seeded on first run)" },
   { path: "database.lockWaitMs", env: "PORTCULLIS_DB_LOCK_WAIT_MS", kind: atLeast(0), doc: "how long a write waits for another connection's lock before 503 database_busy" },
+  { path: "database.url", env: "PORTCULLIS_DATABASE_URL", kind: { type: "service-url", schemes: ["postgres:", "postgresql:"] }, doc: "PostgreSQL (postgres://, the service role) instead of the SQLite file; unset: SQLite" },
+  { path: "database.poolMax", env: "PORTCULLIS_DATABASE_POOL_MAX", kind: { type: "integer", min: 1, max: 1000 }, doc: "connections the PostgreSQL pool keeps at most" },
+  { path: "redis.url", env: "PORTCULLIS_REDIS_URL", kind: { type: "service-url", schemes: ["redis:", "rediss:"] }, doc: "Redis (redis://) for the rate-limit budgets shared by all instances; unset: in-process" },
   { path: "bundle.file", env: "PORTCULLIS_BUNDLE", kind: { type: "string" }, doc: "policy bundle file (reloaded when it changes)" },
   { path: "bundle.url", env: "PORTCULLIS_BUNDLE_URL", kind: { type: "url", secure: true }, doc: "bundle server URL instead of a file (https)" },
   { path: "bundle.watch", env: "PORTCULLIS_BUNDLE_WATCH", kind: { type: "boolean" }, doc: "watch the bundle file besides polling it" },

@@ -9,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { DEFAULT_RATE_LIMITS } from "../../api/middleware/rate-limit";
 import { CONFIG_ERROR_CODES, ConfigError, DEFAULTS, loadConfig, resolveConfig, SETTINGS, unknownVariables } from "../../config";
+import { maskUrlPassword } from "../../config/check";
 
 let dir: string;
 beforeEach(() => {
@@ -164,4 +165,31 @@ test("config/README.md documents every setting and every error code", () => {
     expect(readme).toContain(`\`${setting.path}\``);
   }
   for (const code of CONFIG_ERROR_CODES) expect(readme).toContain(`\`${code}\``);
+});
+
+test("the scale-out stores: PostgreSQL and Redis URLs, checked without ever repeating their passwords", () => {
+  const defaults = loadConfig({ env: {} });
+  expect(defaults.database.url).toBeUndefined();
+  expect(defaults.redis.url).toBeUndefined();
+  const set = loadConfig({ env: { PORTCULLIS_DATABASE_URL: "postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis", PORTCULLIS_REDIS_URL: "redis://:s3cret@127.0.0.1:6379/0", PORTCULLIS_DATABASE_POOL_MAX: "4" } });
+  expect(set.database).toEqual(expect.objectContaining({ url: "postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis", poolMax: 4 }));
+  expect(set.redis.url).toBe("redis://:s3cret@127.0.0.1:6379/0");
+  const refused = (vars: Record<string, string>): ConfigError => {
+    try {
+      loadConfig({ env: vars });
+    } catch (err) {
+      return err as ConfigError;
+    }
+    throw new Error("not refused");
+  };
+  for (const [name, value] of [
+    ["PORTCULLIS_DATABASE_URL", "mysql://u:s3cret@db.internal/portcullis"],
+    ["PORTCULLIS_DATABASE_URL", "postgres//u:s3cret@db.internal"],
+    ["PORTCULLIS_REDIS_URL", "http://u:s3cret@cache.internal"],
+  ]) {
+    const err = refused({ [name]: value });
+    expect({ code: err.code, setting: err.setting }).toEqual({ code: "CONFIG_INVALID_URL", setting: name });
+    expect(err.message).not.toContain("s3cret");
+  }
+  expect(maskUrlPassword("postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis")).toBe("postgres://portcullis_app:***@127.0.0.1:5432/portcullis");
 });
