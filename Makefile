@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run test conformance bench bench-pdp bench-api bench-eval clean postgres-start postgres-stop
+.PHONY: all install build run test conformance bench bench-pdp bench-api bench-eval clean postgres-start postgres-stop redis-start redis-stop
 
 all: build
 
@@ -51,15 +51,19 @@ browser:
 	@command -v chromium >/dev/null || { echo "installing Debian's chromium (matrix report test)"; \
 	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium; }
 
-# PostgreSQL for the repository contract suite (test/db/contract, test/db/pg): a
-# private cluster per checkout, installed from Debian's packages when missing,
-# started before jest and stopped after it, whatever jest's result.
+# PostgreSQL for the repository contract suite (test/db/contract, test/db/pg) and
+# Redis for the shared rate-limit budgets (test/api/rate-limit-redis): a private
+# cluster and a private server per checkout, installed from Debian's packages when
+# missing, started before jest and stopped after it, whatever jest's result
+# (jest's exit status is the target's).
 PG_SERVICE := scripts/services/postgres.sh
+REDIS_SERVICE := scripts/services/redis.sh
 
 test: build browser
 	npx tsc --noEmit -p tsconfig.json
 	$(PG_SERVICE) start
-	npx jest; status=$$?; $(PG_SERVICE) stop; exit $$status
+	$(REDIS_SERVICE) start || { $(PG_SERVICE) stop; exit 1; }
+	npx jest; status=$$?; $(PG_SERVICE) stop; $(REDIS_SERVICE) stop; exit $$status
 	$(PORTCULLIS) rego test rego/
 	$(PORTCULLIS) inventory --check
 
@@ -86,6 +90,12 @@ postgres-start:
 	$(PG_SERVICE) start
 postgres-stop:
 	$(PG_SERVICE) stop
+
+# The private Redis by hand (URL in var/redis.env: `set -a; . var/redis.env`).
+redis-start:
+	$(REDIS_SERVICE) start
+redis-stop:
+	$(REDIS_SERVICE) stop
 
 clean:
 	rm -rf build dist var/bundle.tar.gz
