@@ -11,7 +11,9 @@
  * After that the finding fails `--check` again AND the expired entry is a
  * finding of its own (`acknowledgement-expired`), so nobody can accept a
  * risk forever by forgetting it. Entries matching no finding are reported
- * as stale notes: the finding went away, the entry should too.
+ * as stale notes, expired or not: the finding went away (a version retired
+ * by its sunset, the day its entry expires), nothing is being accepted, and
+ * the entry should go too.
  */
 import * as fs from "node:fs";
 import { parse } from "yaml";
@@ -61,8 +63,9 @@ export function applyAcknowledgements(findings: Finding[], acks: Acknowledgement
     const a = byId.get(f.id);
     return a && !expired(a, now) ? { ...f, acknowledged: { owner: a.owner, reason: a.reason, expires: a.expires } } : f;
   });
+  const ids = new Set(findings.map((f) => f.id));
   for (const a of acks) {
-    if (!expired(a, now)) continue;
+    if (!expired(a, now) || !ids.has(a.finding)) continue;
     out.push({
       id: `acknowledgement-expired:${a.finding}`,
       kind: "acknowledgement-expired",
@@ -70,6 +73,5 @@ export function applyAcknowledgements(findings: Finding[], acks: Acknowledgement
       detail: `acknowledged by ${a.owner} until ${a.expires} ("${a.reason}"): expired; fix the finding or renew with a new reason`,
     });
   }
-  const ids = new Set(findings.map((f) => f.id));
   return { findings: out, failing: out.filter((f) => !f.acknowledged), stale: acks.filter((a) => !ids.has(a.finding)) };
 }

@@ -50,6 +50,8 @@ export interface InProcessOptions {
   app?: AppOptions;
   /** Wraps the app (tests plant response drift in front of it). */
   wrap?: (app: Express) => Express;
+  /** The app's clock for version lifecycles (default Date.now): tests serve the versions as on a given day. */
+  now?: () => number;
 }
 
 /** The inventory run's credential, signed with the key the personas' tokens come from. */
@@ -85,7 +87,7 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
         identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
         rateLimits: DEFAULT_RATE_LIMITS,
       },
-      { logger: () => undefined, pdpLogger: () => undefined, decisionLogErrors: () => undefined, versions: options.versions, app: options.app },
+      { logger: () => undefined, pdpLogger: () => undefined, decisionLogErrors: () => undefined, versions: options.versions, app: options.app, now: options.now },
     );
     const app = service.app;
     const handler = options.wrap ? options.wrap(app) : app;

@@ -20,7 +20,7 @@
  * keep every version "in use" (and make every guessed name look used).
  */
 import * as fs from "node:fs";
-import { VERSIONS_FILE, type VersionCatalog, type VersionRecord } from "../../api/versions";
+import { stateAt, VERSIONS_FILE, type VersionCatalog, type VersionRecord } from "../../api/versions";
 import type { Observation } from "../sources/traffic";
 import type { ParityDefect, VersionLifecycle } from "../types";
 import type { VersionProbe } from "./probe";
@@ -91,6 +91,10 @@ export function buildLifecycle(input: LifecycleInput): VersionLifecycle[] {
     let state: VersionLifecycle["state"];
     if (!d || d.state === "Unknown") state = "Unknown";
     else if (d.state === "Retired") state = live ? "Zombie" : "Retired";
+    // Past its sunset the API answers 410 whatever versions.json still says (api/versions stateAt):
+    // a version that no longer answers is Retired, not a live Deprecated or Zombie one.
+    // One that still answers past its sunset keeps its declared state (and may be removal-due).
+    else if (stateAt(d, input.now.getTime()) === "Retired" && !live) state = "Retired";
     else state = d.state;
 
     const defects = input.defects.filter((x) => x.versions.includes(name));

@@ -33,6 +33,14 @@ const REPO = path.resolve(__dirname, "../..");
 
 let bundleBytes: Buffer | undefined;
 
+/**
+ * The day the suites' API judges version lifecycles by (tokens keep the real
+ * clock): before every sunset in api/versions/versions.json, so `old`, `beta`
+ * and `v1` stay served whatever day the suites run. Suites about sunsets move
+ * the clock themselves (test/api/version-sunset.test.ts).
+ */
+export const HARNESS_NOW = Date.parse("2026-11-15T00:00:00Z");
+
 /** The entrypoints `make build` compiles (Makefile, var/bundle.tar.gz): the decision and the log's mask/drop policies. */
 export const ENTRYPOINTS = ["portcullis/decision", "system/log/mask", "system/log/drop"];
 
@@ -78,7 +86,7 @@ export interface HarnessOptions {
   exportMaxRows?: number;
   /** Proxies whose X-Forwarded-For names the client (default none). */
   trustedProxies?: string[];
-  /** The API's clock (version lifecycles); default Date.now. */
+  /** The API's clock (version lifecycles); default HARNESS_NOW, a fixed day. */
   now?: () => number;
   /** How long a write waits for a lock held elsewhere before 503 database_busy (default: the service's). */
   lockWaitMs?: number;
@@ -106,7 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       exports: { maxRows: options.exportMaxRows },
       http: { trustedProxies: options.trustedProxies },
     },
-    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now },
+    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now ?? (() => HARNESS_NOW) },
   );
   options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.

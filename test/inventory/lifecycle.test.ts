@@ -51,8 +51,12 @@ test("declared Retired but live is a Zombie; undeclared but live is Unknown", ()
   expect(v.has("v4")).toBe(false);
 });
 
+/** A day before every sunset of versions.json: a target on this clock still serves old, beta and v1. */
+const BEFORE_SUNSETS = () => Date.parse("2026-11-15T00:00:00Z");
+
 test("a version ready to remove that still answers is a removal-due finding", async () => {
-  const target = await startInProcess({ bundleFile: bundleFile() });
+  // A deployment still answering past the sunsets (its clock, or a copy of the API that does not retire by itself).
+  const target = await startInProcess({ bundleFile: bundleFile(), now: BEFORE_SUNSETS });
   try {
     const result = await runInventory({ target, now: NOW, traffic: { observations: [use("v1", 400), use("old", 2)], from: ["test"], notes: [] } });
     const ids = result.failing.map((f) => f.id);
@@ -61,6 +65,23 @@ test("a version ready to remove that still answers is a removal-due finding", as
     expect(result.versions.filter((v) => v.readyToRemove).map((v) => v.name).sort()).toEqual(["beta", "old"]);
     // The acknowledgements for old (2026-12-31) and beta (2027-01-31) have expired by then.
     expect(ids).toEqual(expect.arrayContaining(["acknowledgement-expired:zombie-version:old", "acknowledgement-expired:deprecated-live:beta"]));
+  } finally {
+    await target.close();
+  }
+});
+
+test("past their sunsets the API retires old and beta by itself: Retired in the lifecycle, no finding, and their expired acknowledgements are only stale notes", async () => {
+  // The app and the inventory on the same day, after old's (2026-12-31) and beta's (2027-01-31) sunsets.
+  const target = await startInProcess({ bundleFile: bundleFile(), now: () => NOW.getTime() });
+  try {
+    const result = await runInventory({ target, now: NOW, traffic: { observations: [use("old", 2)], from: ["test"], notes: [] } });
+    const v = new Map(result.versions.map((x) => [x.name, x]));
+    expect(v.get("old")).toMatchObject({ declared: "Zombie", state: "Retired", probe: { status: 410 }, readyToRemove: false });
+    expect(v.get("beta")).toMatchObject({ declared: "Deprecated", state: "Retired", probe: { status: 410 } });
+    expect(v.get("v1")).toMatchObject({ state: "Deprecated", probe: { result: "live" } });
+    const ids = result.findings.map((f) => f.id);
+    for (const gone of ["zombie-version:old", "deprecated-live:beta", "removal-due:old", "acknowledgement-expired:zombie-version:old", "acknowledgement-expired:deprecated-live:beta"]) expect(ids).not.toContain(gone);
+    expect(result.notes).toEqual(expect.arrayContaining(["stale acknowledgement (no such finding now): zombie-version:old", "stale acknowledgement (no such finding now): deprecated-live:beta"]));
   } finally {
     await target.close();
   }
