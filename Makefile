@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run test conformance bench bench-pdp bench-api bench-eval clean postgres-start postgres-stop redis-start redis-stop
+.PHONY: all install build run test conformance bench bench-pdp bench-api bench-peers bench-eval clean postgres-start postgres-stop redis-start redis-stop
 
 all: build
 
@@ -80,6 +80,10 @@ bench-pdp: build
 
 bench-api: build
 	$(SERVICE_NODE) dist/bench/api.bench.js
+
+# The same rule in hand-written JS, casbin, Cedar-wasm and Portcullis (Engine and opa-wasm's evaluate()), one process.
+bench-peers: build
+	$(SERVICE_NODE) dist/bench/peers.bench.js
 
 # Where one evaluation's time goes, for the real policy (see the file's header for --baseline and --cpu-loop).
 bench-eval: build
