@@ -14,6 +14,7 @@
  *   - JSON columns are json/jsonb with the same shape checks
  * Version 5 adds what SQLite cannot: privileges for the service role and
  * row-level security on every tenant table (the "second wall" of issue 23).
+ * Version 8 is the decision log's store (pdp/log/store.ts's tables), append-only.
  *
  * Roles (created by whoever provisions the database; scripts/services/postgres.sh does it here):
  *   - the migrator: owns the tables; must be a member of `portcullis_lookup`, never of `portcullis_app`
@@ -262,6 +263,85 @@ GRANT SELECT, INSERT, UPDATE (count, last_seen) ON version_callers TO ${APP_ROLE
     sql: `
 ALTER TABLE security_events ADD COLUMN test_run text COLLATE "C" CHECK (test_run IS NULL OR length(test_run) BETWEEN 1 AND 64);
 CREATE INDEX security_events_by_run ON security_events (test_run, at) WHERE test_run IS NOT NULL;
+`,
+  },
+  {
+    version: 8,
+    name: "decision log: decisions, outcomes, run markers",
+    // pdp/log/store.ts's tables on PostgreSQL (the decision log of every instance, one trail):
+    // the same columns and the same indexes for the same queries (pdp/log/query.ts), plus
+    // decisions.run_id, the instance (run) that wrote the row, since several write at once.
+    // `timestamp` stays the log's text (RFC 3339 UTC, nine fraction digits: timestamptz
+    // keeps microseconds only), checked so text order is time order, as on SQLite.
+    // Append-only at two levels: the service role is granted INSERT and SELECT only, and
+    // triggers refuse UPDATE, DELETE and TRUNCATE for every role (the owner included).
+    // No row-level policy: auditors read the trail across tenants.
+    sql: `
+CREATE TABLE decisions (
+  seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  decision_id text COLLATE "C" NOT NULL UNIQUE,
+  timestamp   text COLLATE "C" NOT NULL CHECK (timestamp ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{9}Z$'),
+  path        text COLLATE "C",
+  actor_id    text COLLATE "C",
+  allowed     smallint NOT NULL CHECK (allowed IN (0, 1)),
+  status      integer,
+  reason      text COLLATE "C",
+  revision    text COLLATE "C",
+  run_id      text COLLATE "C" NOT NULL,
+  -- json, not jsonb: the event is kept as the log wrote it, key order included.
+  event       json NOT NULL CHECK (json_typeof(event) = 'object')
+);
+CREATE INDEX decisions_by_time  ON decisions (timestamp);
+CREATE INDEX decisions_by_actor ON decisions (actor_id, timestamp);
+CREATE INDEX decisions_by_path  ON decisions (path, timestamp);
+CREATE INDEX decisions_denied   ON decisions (timestamp) WHERE allowed = 0;
+-- What a restart counts for an interrupted run (runs.ts): its rows, its last one.
+CREATE INDEX decisions_by_run   ON decisions (run_id, seq);
+
+CREATE TABLE outcomes (
+  seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  decision_id text COLLATE "C" NOT NULL UNIQUE,
+  timestamp   text COLLATE "C" NOT NULL CHECK (timestamp ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{9}Z$'),
+  method      text COLLATE "C" NOT NULL,
+  http_path   text COLLATE "C" NOT NULL,
+  route_id    text COLLATE "C",
+  version     text COLLATE "C",
+  actor_id    text COLLATE "C" NOT NULL,
+  status      integer NOT NULL,
+  problem     text COLLATE "C",
+  scope_found smallint CHECK (scope_found IN (0, 1)),
+  test_run    text COLLATE "C",
+  aborted     smallint NOT NULL CHECK (aborted IN (0, 1))
+);
+CREATE INDEX outcomes_by_time  ON outcomes (timestamp);
+CREATE INDEX outcomes_by_path  ON outcomes (http_path, timestamp);
+CREATE INDEX outcomes_by_route ON outcomes (route_id, timestamp);
+CREATE INDEX outcomes_by_run   ON outcomes (test_run, timestamp) WHERE test_run IS NOT NULL;
+
+-- One row per log start, clean stop, and interrupted run found at a start (pdp/log/runs.ts).
+CREATE TABLE log_runs (
+  seq     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id  text COLLATE "C" NOT NULL,
+  kind    text NOT NULL CHECK (kind IN ('start', 'clean_stop', 'interrupted')),
+  at      text COLLATE "C" NOT NULL,
+  detail  json NOT NULL CHECK (json_typeof(detail) = 'object')
+);
+CREATE INDEX log_runs_by_run ON log_runs (run_id, kind);
+-- An interrupted run is recorded once, whichever instance finds it first.
+CREATE UNIQUE INDEX log_runs_interrupted_once ON log_runs (run_id) WHERE kind = 'interrupted';
+
+CREATE FUNCTION decision_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the decision log is append-only: % on % refused', TG_OP, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER decisions_no_change BEFORE UPDATE OR DELETE ON decisions FOR EACH ROW EXECUTE FUNCTION decision_log_append_only();
+CREATE TRIGGER decisions_no_truncate BEFORE TRUNCATE ON decisions FOR EACH STATEMENT EXECUTE FUNCTION decision_log_append_only();
+CREATE TRIGGER outcomes_no_change BEFORE UPDATE OR DELETE ON outcomes FOR EACH ROW EXECUTE FUNCTION decision_log_append_only();
+CREATE TRIGGER outcomes_no_truncate BEFORE TRUNCATE ON outcomes FOR EACH STATEMENT EXECUTE FUNCTION decision_log_append_only();
+CREATE TRIGGER log_runs_no_change BEFORE UPDATE OR DELETE ON log_runs FOR EACH ROW EXECUTE FUNCTION decision_log_append_only();
+CREATE TRIGGER log_runs_no_truncate BEFORE TRUNCATE ON log_runs FOR EACH STATEMENT EXECUTE FUNCTION decision_log_append_only();
+
+GRANT SELECT, INSERT ON decisions, outcomes, log_runs TO ${APP_ROLE};
 `,
   },
 ];
