@@ -92,7 +92,12 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
     log = hooks.decisionLog ?? createDecisionLog({ db: { file, batchSize, flushIntervalMs, bufferLimit, maxBytes }, console, commitTimeoutMs, onError: hooks.decisionLogErrors });
     reportInterruptedRuns(log, logger);
     const { watch, pollIntervalMs } = config.bundle;
-    const bundle = config.bundle.url !== undefined ? { url: config.bundle.url } : { file: config.bundle.file, watch, pollIntervalMs };
+    // A bundle server is polled after a random delay between half the interval and the interval
+    // (OPA's min/max delay): a fleet spreads its polls, and a new bundle reaches every instance within one interval.
+    const bundle =
+      config.bundle.url !== undefined
+        ? { url: config.bundle.url, minDelayMs: Math.ceil(pollIntervalMs / 2), maxDelayMs: pollIntervalMs }
+        : { file: config.bundle.file, watch, pollIntervalMs };
     // Every bundle, the first and each hot reload, must pass the start-up check's policy probe before it decides.
     pdp = await createPdp({ bundle, log, logger: hooks.pdpLogger, check: acceptBundles(hooks.app?.routes ?? ROUTES) });
     exportRunner = createExportRunner({ db, logger, maxRows: config.exports.maxRows });
