@@ -58,12 +58,13 @@ browser:
 # (jest's exit status is the target's).
 PG_SERVICE := scripts/services/postgres.sh
 REDIS_SERVICE := scripts/services/redis.sh
+# nginx serves policy bundles to the cluster suites (test/cluster).
+NGINX_SERVICE := scripts/services/nginx.sh
 
 test: build browser
 	npx tsc --noEmit -p tsconfig.json
-	$(PG_SERVICE) start
-	$(REDIS_SERVICE) start || { $(PG_SERVICE) stop; exit 1; }
-	npx jest; status=$$?; $(PG_SERVICE) stop; $(REDIS_SERVICE) stop; exit $$status
+	$(PG_SERVICE) start && $(REDIS_SERVICE) start && $(NGINX_SERVICE) start && npx jest; status=$$?; \
+	  $(NGINX_SERVICE) stop; $(REDIS_SERVICE) stop; $(PG_SERVICE) stop; exit $$status
 	$(PORTCULLIS) rego test rego/
 	$(PORTCULLIS) inventory --check
 

@@ -31,7 +31,8 @@ export const ISSUER = "urn:portcullis:test";
 export const AUDIENCE = "portcullis-test";
 const REPO = path.resolve(__dirname, "../..");
 
-let bundleBytes: Buffer | undefined;
+let compiled: { wasm: Uint8Array; data: unknown; policies: ReturnType<typeof collectPolicyInputs>["sources"] } | undefined;
+const bundles = new Map<string, Buffer>();
 
 /**
  * The day the suites' API judges version lifecycles by (tokens keep the real
@@ -44,19 +45,27 @@ export const HARNESS_NOW = Date.parse("2026-11-15T00:00:00Z");
 /** The entrypoints `make build` compiles (Makefile, var/bundle.tar.gz): the decision and the log's mask/drop policies. */
 export const ENTRYPOINTS = ["portcullis/decision", "system/log/mask", "system/log/drop"];
 
-/** The project's policies compiled from rego/ as `make build` does, once per test file. */
-export function policyBundle(): Buffer {
-  if (bundleBytes) return bundleBytes;
-  const { sources, data } = collectPolicyInputs([path.join(REPO, "rego")]);
-  const policies = sources.filter((s) => !s.file.endsWith("_test.rego"));
-  const { wasm } = compile(policies, { entrypoints: ENTRYPOINTS });
-  bundleBytes = writeBundle({
-    wasm,
-    data,
-    manifest: { revision: "api-test", roots: [""], rego_version: 1, wasm: ENTRYPOINTS.map((entrypoint) => ({ entrypoint, module: "/policy.wasm" })) },
-    sources: policies.map((s) => ({ path: path.relative(REPO, s.file), content: s.source })),
+/**
+ * The project's policies compiled from rego/ as `make build` does, once per
+ * test file; `revision` names the bundle in its manifest (the same policy
+ * under two revisions shows which bundle made a decision).
+ */
+export function policyBundle(revision = "api-test"): Buffer {
+  const cached = bundles.get(revision);
+  if (cached) return cached;
+  if (!compiled) {
+    const { sources, data } = collectPolicyInputs([path.join(REPO, "rego")]);
+    const policies = sources.filter((s) => !s.file.endsWith("_test.rego"));
+    compiled = { wasm: compile(policies, { entrypoints: ENTRYPOINTS }).wasm, data, policies };
+  }
+  const bytes = writeBundle({
+    wasm: compiled.wasm,
+    data: compiled.data,
+    manifest: { revision, roots: [""], rego_version: 1, wasm: ENTRYPOINTS.map((entrypoint) => ({ entrypoint, module: "/policy.wasm" })) },
+    sources: compiled.policies.map((s) => ({ path: path.relative(REPO, s.file), content: s.source })),
   });
-  return bundleBytes;
+  bundles.set(revision, bytes);
+  return bytes;
 }
 
 export interface Harness {
