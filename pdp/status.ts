@@ -38,9 +38,12 @@ type BundleError = NonNullable<PdpStatus["lastError"]>;
 
 export class StatusTracker {
   private state: PdpStatus = { active: null, lastError: null, reloads: 0, failures: 0 };
-  /** The two things that can be wrong, kept apart so one's recovery does not hide the other. */
+  /**
+   * The last bundle refused, kept apart from an unreachable source: when the
+   * source is reached again, the refusal (if the active bundle is still not
+   * what it holds) is the error again, not hidden by the recovery.
+   */
   private refusal: BundleError | null = null;
-  private unreachable: BundleError | null = null;
 
   activated(engine: Engine): void {
     this.state.active = {
@@ -50,25 +53,19 @@ export class StatusTracker {
       entrypoints: engine.entrypoints,
     };
     this.refusal = null;
-    this.unreachable = null;
     this.state.lastError = null;
     this.state.reloads++;
   }
 
   failed(code: BundleFailureCode, message: string): void {
     const error = { code, message, at: new Date().toISOString() };
-    if (code === "bundle_unavailable") this.unreachable = error;
-    else {
-      this.refusal = error;
-      this.unreachable = null; // a bundle was read: the source is reachable
-    }
+    if (code !== "bundle_unavailable") this.refusal = error;
     this.state.lastError = error;
     this.state.failures++;
   }
 
   /** The source was read again and holds what was last delivered; `isActive`: that is the active bundle. */
   reachable(isActive: boolean): void {
-    this.unreachable = null;
     if (isActive) this.refusal = null;
     this.state.lastError = this.refusal;
   }

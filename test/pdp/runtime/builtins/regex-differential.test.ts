@@ -33,12 +33,6 @@ function rng(seed: number): () => number {
   };
 }
 
-interface Gen {
-  src: string;
-  /** Whether a capture group sits inside a repetition. */
-  capInRepeat: boolean;
-}
-
 function genPattern(r: () => number, depth: number, inRepeat: boolean, st: { caps: number; capInRepeat: boolean }): string {
   const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
   const atom = (): string => {
