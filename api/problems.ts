@@ -43,6 +43,7 @@ export const PROBLEMS = {
   not_acceptable: { status: 406, title: "Not Acceptable", detail: "The requested media type is not served." },
   conflict: { status: 409, title: "Conflict", detail: "The resource is not in a state that allows this operation." },
   rate_limited: { status: 429, title: "Too Many Requests", detail: "The rate limit for this route is exhausted; retry later." },
+  rate_limit_unavailable: { status: 503, title: "Service Unavailable", detail: "The shared rate-limit store cannot be reached; the request was not carried out. Retry later." },
   malformed_request: { status: 400, title: "Bad Request", detail: "The request is not well-formed HTTP." },
   request_timeout: { status: 408, title: "Request Timeout", detail: "The request was not received in time." },
   headers_too_large: { status: 431, title: "Request Header Fields Too Large", detail: "The request's header fields are too large or too many." },

@@ -47,7 +47,7 @@ import { stateOf } from "../context";
 import type { ApiDeps } from "../deps";
 import { tokenFailureClass } from "../identity/verifier";
 import { Problem } from "../problems";
-import type { RateLimitStore } from "./rate-limit";
+import { countHit, type RateLimitStore } from "./rate-limit";
 
 // The scheme is case-insensitive (RFC 9110); the token must look like a compact JWS.
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i;
@@ -58,9 +58,9 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
     const header = req.headers.authorization;
     if (header === undefined) return next();
     const state = stateOf(res);
-    const fail = (why: string): Problem => {
+    const fail = async (why: string): Promise<Problem> => {
       state.tokenFailure = why;
-      const { count, resetSec } = store.hit(`addr:${state.address}|authentication_failures`, budget.windowSec);
+      const { count, resetSec } = await countHit(store, `addr:${state.address}|authentication_failures`, budget, res);
       if (count > budget.limit) {
         res.setHeader("Retry-After", String(resetSec));
         return new Problem("rate_limited", { detail: "Too many failed authentications from this address; retry later." });
@@ -68,15 +68,15 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
       return new Problem("invalid_token");
     };
     const match = BEARER.exec(header.trim());
-    if (!match) throw fail("malformed");
+    if (!match) throw await fail("malformed");
     let subject: string;
     try {
       subject = await deps.verifyToken(match[1]);
     } catch (err) {
-      throw fail(tokenFailureClass(err));
+      throw await fail(tokenFailureClass(err));
     }
     const identity = deps.db.users.findIdentity(subject);
-    if (!identity) throw fail("unknown_subject");
+    if (!identity) throw await fail("unknown_subject");
     if (identity.status !== "active") {
       // Recorded as who tried, so the log and security events show the account.
       state.actor = { id: identity.id, tenant: identity.tenant_id, roles: [] };

@@ -40,6 +40,7 @@ const REFUSED_BY: Record<string, string> = {
   unsupported_media_type: "guard",
   payload_too_large: "guard",
   rate_limited: "rate-limit",
+  rate_limit_unavailable: "rate-limit",
   route_not_found: "router",
   invalid_test_run: "test-run",
 };

@@ -10,8 +10,9 @@
  *
  * and an exhausted budget is 429 problem+json with Retry-After.
  *
- * The counters live in this process (the embedded default); several
- * instances need a shared store (Redis) behind the same `RateLimitStore`.
+ * The counters live in this process (MemoryRateLimitStore, the embedded
+ * default) or, with `redis.url` set, in Redis, shared by every instance
+ * (rate-limit-redis.ts), behind the same async `RateLimitStore`.
  */
 import type { NextFunction, Request, Response } from "express";
 import { checkInteger } from "../../config/check";
@@ -35,18 +36,66 @@ export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
   authentication: { limit: 30, windowSec: 60 },
 };
 
+/** One hit counted: the count in the current window (this hit included) and the seconds until the window resets. */
+export interface RateLimitHit {
+  count: number;
+  resetSec: number;
+}
+
+/**
+ * Where the budgets are counted: in this process (MemoryRateLimitStore) or
+ * shared by every instance (RedisRateLimitStore, rate-limit-redis.ts).
+ */
 export interface RateLimitStore {
-  /** Counts one hit; returns the count in the current window and the seconds until it resets. */
-  hit(key: string, windowSec: number): { count: number; resetSec: number };
-  /** The count in the current window without counting (0 when none). */
-  peek(key: string, windowSec: number): { count: number; resetSec: number };
+  /**
+   * Counts one hit on `key`, whose budget is `budget` (a shared store keeps
+   * its window for `budget.windowSec`). Rejects with RateLimitUnavailable
+   * when the hit cannot be counted and the request must not be served.
+   */
+  hit(key: string, budget: RateLimitBudget, options?: HitOptions): Promise<RateLimitHit>;
+}
+
+export interface HitOptions {
+  /**
+   * A diagnostic request (/health, /metrics, /openapi.json, an unmatched
+   * path): counted in-process while a shared store is out of reach, whatever
+   * the stance, so that an outage can still be observed.
+   */
+  diagnostic?: boolean;
+}
+
+/** The budget could not be counted (the shared store is unreachable under the `refuse` stance): 503, retry later. */
+export class RateLimitUnavailable extends Error {
+  constructor(readonly retryAfterSec: number) {
+    super("the rate-limit store cannot count this request");
+    this.name = "RateLimitUnavailable";
+  }
+}
+
+/**
+ * Counts one hit for a step of the chain: the hit, or the 503 problem (with
+ * Retry-After on the response) when the store cannot count it. Shared by
+ * the rate-limit step and authentication's failure budget.
+ */
+export async function countHit(store: RateLimitStore, key: string, budget: RateLimitBudget, res: Response, options?: HitOptions): Promise<RateLimitHit> {
+  try {
+    return await store.hit(key, budget, options);
+  } catch (err) {
+    if (!(err instanceof RateLimitUnavailable)) throw err;
+    res.setHeader("Retry-After", String(err.retryAfterSec));
+    throw new Problem("rate_limit_unavailable");
+  }
 }
 
 const SWEEP_AT = 100_000;
 
-/** In-process fixed windows; expired windows are swept as the map grows. */
+/**
+ * In-process fixed windows; expired windows are swept as the map grows.
+ * Each window keeps its own end: budgets of different lengths share the
+ * map, and a sweep must not drop a long window that is still running.
+ */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly windows = new Map<string, { end: number; count: number }>();
   /**
    * Size that triggers the next sweep. After a sweep it is twice what stayed
    * live: with many live keys (many callers in one window) a sweep per new
@@ -55,32 +104,24 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private sweepAt = SWEEP_AT;
   constructor(private readonly now: () => number = Date.now) {}
 
-  hit(key: string, windowSec: number): { count: number; resetSec: number } {
+  async hit(key: string, budget: RateLimitBudget): Promise<RateLimitHit> {
     const now = this.now();
-    const windowMs = windowSec * 1000;
     let w = this.windows.get(key);
     if (!w) {
-      if (this.windows.size > this.sweepAt) this.sweep(now, windowMs);
-      w = { start: now, count: 0 };
+      if (this.windows.size > this.sweepAt) this.sweep(now);
+      w = { end: now + budget.windowSec * 1000, count: 0 };
       this.windows.set(key, w);
-    } else if (now - w.start >= windowMs) {
+    } else if (now >= w.end) {
       // A new window for a known key: reset in place (no new entry, nothing to sweep for).
-      w.start = now;
+      w.end = now + budget.windowSec * 1000;
       w.count = 0;
     }
     w.count++;
-    return { count: w.count, resetSec: Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) };
+    return { count: w.count, resetSec: Math.max(1, Math.ceil((w.end - now) / 1000)) };
   }
 
-  peek(key: string, windowSec: number): { count: number; resetSec: number } {
-    const now = this.now();
-    const w = this.windows.get(key);
-    if (!w || now - w.start >= windowSec * 1000) return { count: 0, resetSec: 0 };
-    return { count: w.count, resetSec: Math.max(1, Math.ceil((w.start + windowSec * 1000 - now) / 1000)) };
-  }
-
-  private sweep(now: number, windowMs: number): void {
-    for (const [key, w] of this.windows) if (now - w.start >= windowMs) this.windows.delete(key);
+  private sweep(now: number): void {
+    for (const [key, w] of this.windows) if (now >= w.end) this.windows.delete(key);
     this.sweepAt = Math.max(SWEEP_AT, this.windows.size * 2);
   }
 }
@@ -109,14 +150,14 @@ export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
   checkRateLimits(config);
   // The policy header depends on the class only: built once, not per request.
   const policies = new Map(Object.entries(config).map(([cls, b]) => [cls, `"${cls}";q=${b.limit};w=${b.windowSec}`]));
-  return function rateLimit(_req: Request, res: Response, next: NextFunction): void {
+  return async function rateLimit(_req: Request, res: Response, next: NextFunction): Promise<void> {
     const state = stateOf(res);
     const route = state.route ?? UNMATCHED;
     const cls = route.rateLimit;
     const budget = config[cls];
     // The client address: X-Forwarded-For only through trusted proxies (client-address.ts), or anyone could pick a fresh budget.
     const who = state.actor.id === "anonymous" ? `addr:${state.address}` : `actor:${state.actor.id}`;
-    const { count, resetSec } = store.hit(`${who}|${route.id}`, budget.windowSec);
+    const { count, resetSec } = await countHit(store, `${who}|${route.id}`, budget, res, { diagnostic: cls === "diagnostic" });
     const remaining = Math.max(0, budget.limit - count);
     res.setHeader("RateLimit-Policy", policies.get(cls) ?? `"${cls}";q=${budget.limit};w=${budget.windowSec}`);
     res.setHeader("RateLimit", `"${cls}";r=${remaining};t=${resetSec}`);
