@@ -5,12 +5,15 @@ import { compile } from "../../pdp/compiler";
 import { bundleFilePath, writeBundle } from "../../pdp/compiler/bundle";
 import { one, parseArgs, syntaxVersion, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
+import { CUSTOM_BUILTIN_FLAGS, customBuiltins } from "./custom-builtins";
 
 export async function buildCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "-e": "entrypoint", "--entrypoint": "entrypoint", "-o": "output", "--output": "output", "--revision": "revision" },
+    values: { "-e": "entrypoint", "--entrypoint": "entrypoint", "-o": "output", "--output": "output", "--revision": "revision", ...CUSTOM_BUILTIN_FLAGS },
     switches: { "--v0-compatible": "v0" },
   });
+  // `--builtins` is accepted (and checked) so one command line serves build, test and eval; building runs nothing.
+  const custom = await customBuiltins(args);
   const entrypoints = args.values.get("entrypoint") ?? [];
   const output = one(args, "output") ?? "bundle.tar.gz";
   if (entrypoints.length === 0) throw new UsageError("at least one entrypoint (-e pkg/rule) is required");
@@ -18,7 +21,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   const { sources, data } = collectPolicyInputs(args.positionals);
   const regoVersion = syntaxVersion(args);
-  const { wasm } = compile(sources, { entrypoints, regoVersion });
+  const { wasm } = compile(sources, { entrypoints, regoVersion, hostBuiltins: custom.decls });
   // The manifest says which syntax the sources are in, as `opa build` writes it.
   const fileVersions = Object.fromEntries(sources.filter((s) => (s.regoVersion ?? regoVersion) !== regoVersion).map((s) => [bundleFilePath(s.file), s.regoVersion === "v0" ? 0 : 1]));
   // Every decision names the revision that made it: without --revision, the

@@ -7,13 +7,16 @@ import * as fs from "node:fs";
 import { compile } from "../../pdp/compiler";
 import { loadSizedPolicy, readBundle } from "../../pdp/compiler/bundle";
 import { maxMemoryPages, one, parseArgs, syntaxVersion, UsageError } from "../args";
+import { EvaluationClock } from "../../pdp/compiler/host-builtins";
 import { collectPolicyInputs } from "../files";
+import { CUSTOM_BUILTIN_FLAGS, customBuiltins, hostFunctions, type CustomBuiltins } from "./custom-builtins";
 
 export async function evalCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: {
       "-b": "bundle", "--bundle": "bundle", "-p": "policy", "--policy": "policy",
       "-i": "input", "--input": "input", "-d": "data", "--data": "data", "--max-memory-pages": "maxMemoryPages",
+      ...CUSTOM_BUILTIN_FLAGS,
     },
     switches: { "--v0-compatible": "v0" },
   });
@@ -23,7 +26,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (args.positionals.length !== 1) throw new UsageError("exactly one entrypoint (pkg/rule) is required");
   const entrypoint = args.positionals[0].replace(/^data\./, "").replace(/\./g, "/");
 
-  const built = bundlePath ? readBundle(fs.readFileSync(bundlePath)) : compileSources(policyPaths, entrypoint, syntaxVersion(args));
+  const custom = await customBuiltins(args);
+  const built = bundlePath ? readBundle(fs.readFileSync(bundlePath)) : compileSources(policyPaths, entrypoint, syntaxVersion(args), custom);
   const dataPath = one(args, "data");
   const data = dataPath ? readJson(dataPath) : built.data;
   const inputPath = one(args, "input");
@@ -32,18 +36,23 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (inputPath) readJson(inputPath); // validate first: bad input is a clear error, not an abort
 
   // Memory sized from what the module and its data need (bundle/memory.ts).
-  const policy = await loadSizedPolicy(built.wasm, data, { maxPages: maxMemoryPages(args) });
+  // Host builtins as the PDP dispatches them, plus the custom ones (--capabilities, --builtins).
+  const clock = new EvaluationClock();
+  const builtins = hostFunctions(custom, clock, "used" in built ? built.used : undefined);
+  const policy = await loadSizedPolicy(built.wasm, data, { maxPages: maxMemoryPages(args), builtins });
   if (!(entrypoint in policy.entrypoints)) {
     throw new Error(`entrypoint ${entrypoint} is not in the bundle (has: ${Object.keys(policy.entrypoints).join(", ")})`);
   }
+  clock.tick();
   console.log(JSON.stringify(policy.evaluate(input, entrypoint), null, 2));
   return 0;
 }
 
 /** The sources (and their data.json files) compiled with the entrypoint, as `rego build` would. */
-function compileSources(paths: string[], entrypoint: string, regoVersion: "v0" | "v1"): { wasm: Uint8Array; data: unknown } {
+function compileSources(paths: string[], entrypoint: string, regoVersion: "v0" | "v1", custom: CustomBuiltins): { wasm: Uint8Array; data: unknown; used: string[] } {
   const { sources, data } = collectPolicyInputs(paths);
-  return { wasm: compile(sources, { entrypoints: [entrypoint], regoVersion }).wasm, data };
+  const { wasm, policy } = compile(sources, { entrypoints: [entrypoint], regoVersion, hostBuiltins: custom.decls });
+  return { wasm, data, used: policy.hostBuiltins.map((b) => b.name) };
 }
 
 function readJson(file: string): unknown {

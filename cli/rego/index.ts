@@ -8,9 +8,9 @@ import { testCommand } from "./test";
 
 /** Each subcommand's usage line, for the command list and `--help`. */
 export const REGO_USAGES: Record<string, string> = {
-  build: "rego build -e <pkg/rule> [-e ...] -o <bundle.tar.gz> <files or dirs>",
-  eval: "rego eval -b <bundle.tar.gz> [-i input.json] [-d data.json] <pkg/rule>",
-  test: "rego test <files or dirs>",
+  build: "rego build [--capabilities caps.json] -e <pkg/rule> [-e ...] -o <bundle.tar.gz> <files or dirs>",
+  eval: "rego eval (-b <bundle.tar.gz> | -p <files or dirs>) [--capabilities caps.json --builtins impl.mjs] [-i input.json] [-d data.json] <pkg/rule>",
+  test: "rego test [--capabilities caps.json --builtins impl.mjs] <files or dirs>",
   plan: "rego plan -e <pkg/rule> [-e ...] <files or dirs>",
   conformance: "rego conformance <dir> [--json report.json] [--min 0.8]",
 };

@@ -7,9 +7,12 @@
 import type { Module, Rule } from "../../pdp/compiler/ast";
 import { compile } from "../../pdp/compiler";
 import { loadSizedPolicy } from "../../pdp/compiler/bundle";
+import { Catalogue } from "../../pdp/compiler/builtins";
+import { EvaluationClock } from "../../pdp/compiler/host-builtins";
 import { parseModule } from "../../pdp/compiler/parse";
 import { maxMemoryPages, parseArgs, syntaxVersion, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
+import { CUSTOM_BUILTIN_FLAGS, customBuiltins, hostFunctions } from "./custom-builtins";
 
 interface TestRule {
   entrypoint: string;
@@ -19,27 +22,33 @@ interface TestRule {
 }
 
 export async function testCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { switches: { "-v": "verbose", "--verbose": "verbose", "--v0-compatible": "v0" }, values: { "--max-memory-pages": "maxMemoryPages" } });
+  const args = parseArgs(argv, { switches: { "-v": "verbose", "--verbose": "verbose", "--v0-compatible": "v0" }, values: { "--max-memory-pages": "maxMemoryPages", ...CUSTOM_BUILTIN_FLAGS } });
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
   const { sources, data } = collectPolicyInputs(args.positionals);
+  const custom = await customBuiltins(args);
 
   // Parse once to find the test rules, then compile with each as an entrypoint.
   const regoVersion = syntaxVersion(args);
-  const probe = sources.map((s) => parseModule(s.source, s.file, undefined, s.regoVersion ?? regoVersion));
+  const catalogue = new Catalogue(custom.decls);
+  const probe = sources.map((s) => parseModule(s.source, s.file, catalogue, s.regoVersion ?? regoVersion));
   const tests = findTests(probe);
   const skipped = countTodo(probe);
   if (tests.length === 0) {
     console.log(`0 passed, 0 failed${skipped ? `, ${skipped} skipped` : ""}`);
     return 0;
   }
-  const { wasm } = compile(sources, { entrypoints: tests.map((t) => t.entrypoint), regoVersion });
-  const policy = await loadSizedPolicy(wasm, data, { maxPages: maxMemoryPages(args) });
+  const compiled = compile(sources, { entrypoints: tests.map((t) => t.entrypoint), regoVersion, hostBuiltins: custom.decls });
+  // Host builtins as the PDP dispatches them, plus the custom ones (--capabilities, --builtins).
+  const clock = new EvaluationClock();
+  const builtins = hostFunctions(custom, clock, compiled.policy.hostBuiltins.map((b) => b.name));
+  const policy = await loadSizedPolicy(compiled.wasm, data, { maxPages: maxMemoryPages(args), builtins });
 
   let passed = 0;
   let failed = 0;
   for (const t of tests) {
     let outcome: string;
     try {
+      clock.tick();
       const rs = policy.evaluate(undefined, t.entrypoint) as Array<{ result: unknown }>;
       outcome = rs.length === 1 && rs[0].result === true ? "" : rs.length === 0 ? "undefined" : `got ${JSON.stringify(rs[0].result)}`;
     } catch (err) {

@@ -26,9 +26,11 @@ import { STRINGS } from "./strings";
 import { TIME } from "./time";
 import { UNITS } from "./units";
 import { UUID } from "./uuid";
+import { invalidType, type DeclaredType } from "./declared-types";
 import type { BuiltinSpec } from "./spec";
 
 export type { BuiltinSpec } from "./spec";
+export type { DeclaredType } from "./declared-types";
 
 const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...PROVIDERS, ...SEMVER, ...NET, ...UUID, ...UNITS, ...REGO, ...HOST];
 
@@ -40,6 +42,10 @@ export interface HostBuiltinDecl {
   name: string;
   /** Number of operands; the host function receives that many values. */
   arity: number;
+  /** Each operand's declared type (OPA's capabilities `decl.args`): literal operands are checked against it. */
+  args?: DeclaredType[];
+  /** Same value within one evaluation, as OPA caches non-deterministic builtins. */
+  nondeterministic?: boolean;
 }
 
 /** Names the compiler itself handles: a host may not take them over. */
@@ -65,7 +71,12 @@ export class Catalogue {
       if (!Number.isInteger(h.arity) || h.arity < 0 || h.arity > MAX_HOST_ARITY) {
         throw new Error(`${where}: arity must be an integer from 0 to ${MAX_HOST_ARITY}, got ${h.arity}`);
       }
-      this.extra.set(h.name, { name: h.name, arity: h.arity, host: true });
+      if (h.args !== undefined) {
+        if (h.args.length !== h.arity) throw new Error(`${where}: ${h.args.length} operand types declared for arity ${h.arity}`);
+        const bad = h.args.map(invalidType).find((e) => e !== null);
+        if (bad) throw new Error(`${where}: ${bad}`);
+      }
+      this.extra.set(h.name, { name: h.name, arity: h.arity, host: true, args: h.args, ...(h.nondeterministic ? { nondeterministic: true } : {}) });
     }
   }
 

@@ -1,3 +1,5 @@
+import type { DeclaredType } from "./declared-types";
+
 /** One builtin function as the compiler sees it. */
 export interface BuiltinSpec {
   /** Dotted name as written in Rego: `object.get`, `plus` (the `+` operator). */
@@ -6,6 +8,8 @@ export interface BuiltinSpec {
   arity: number;
   /** Dispatched to the host via opa_builtinN instead of compiled natively. */
   host?: boolean;
+  /** A host-declared builtin's operand types (see ./declared-types.ts); catalogue builtins have none. */
+  args?: DeclaredType[];
   /** Non-deterministic (time.now_ns, ...): same value within one evaluation. */
   nondeterministic?: boolean;
   /**

@@ -13,6 +13,7 @@
  * variable, shared by closures that mention it.
  */
 import type { Body, CallTerm, Expr, Location, RefTerm, RegoVersion, Term, VarTerm, With } from "../ast";
+import { accepts, describeType, literalKind, type DeclaredType } from "../builtins/declared-types";
 import { CompileError } from "../errors";
 import type { CheckedWith, Program, RuleNode } from "./program";
 import { findNode } from "./program";
@@ -261,7 +262,19 @@ function resolveCall(env: ResolveEnv, t: CallTerm, scope: Scope): Term {
   }
   const spec = env.program.builtins.lookup(name);
   if (spec) checkArity(env, name, spec.arity, args.length, t.loc);
+  if (spec?.args) checkDeclaredTypes(env, name, spec.args, t.args);
   return { ...t, op, args };
+}
+
+/** A host builtin's literal operands against its declared types (see ../builtins/declared-types.ts). */
+function checkDeclaredTypes(env: ResolveEnv, name: string, declared: DeclaredType[], args: Term[]): void {
+  declared.forEach((want, i) => {
+    const arg = args[i];
+    const have = arg ? literalKind(arg) : null;
+    if (arg && have && !accepts(want, have)) {
+      env.errors.push(new CompileError("rego_type_error", `${name}: invalid argument(s): operand ${i + 1} is ${have}, want ${describeType(want)}`, arg.loc));
+    }
+  });
 }
 
 /** OPA's messages: builtins "name: arity mismatch", user functions "function f has arity N, got M arguments". */

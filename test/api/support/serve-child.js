@@ -1,6 +1,6 @@
 /**
- * `portcullis serve` from the TypeScript sources, as a child process the
- * crash tests can SIGKILL: compiles `.ts` modules with SWC as they are
+ * `portcullis serve` (or any other command) from the TypeScript sources, as
+ * a child process the crash tests can SIGKILL: compiles `.ts` modules with SWC as they are
  * required (like pdp/log/worker-dev.js), then runs the real CLI with the
  * arguments given, and exits with its exit code.
  *
@@ -15,7 +15,8 @@ require.extensions[".ts"] = function compileTypeScript(module, filename) {
   const { code } = transformSync(fs.readFileSync(filename, "utf8"), {
     filename,
     jsc: { parser: { syntax: "typescript" }, target: "es2022" },
-    module: { type: "commonjs" },
+    // import() stays Node's own, as tsc emits it for dist/ (`rego --builtins` loads an ES module with it).
+    module: { type: "commonjs", ignoreDynamic: true },
   });
   module._compile(code, filename);
 };

@@ -89,3 +89,14 @@ test("bad declarations are refused, naming the option", () => {
   expect(() => build("package t\np := 1", [{ name: "x.y", arity: 5 }])).toThrow(/arity must be an integer from 0 to 4/);
   expect(() => build("package t\np := 1", [HOST[0]!, HOST[0]!])).toThrow(/declared twice/);
 });
+
+test("declared operand types check literal operands only: variables and references are known at evaluation", () => {
+  const typed: HostBuiltinDecl[] = [{ name: "acme.tag", arity: 2, args: [{ type: "string" }, { type: "any", of: [{ type: "number" }, { type: "set" }] }] }];
+  expect(() => build('package t\np := acme.tag(input.a, input.b)', typed)).not.toThrow();
+  expect(() => build('package t\np := acme.tag("a", {x | x := input.b[_]})', typed)).not.toThrow();
+  expect(() => build('package t\np := acme.tag("a", [1])', typed)).toThrow(
+    "h.rego:2:20: rego_type_error: acme.tag: invalid argument(s): operand 2 is array, want any<number, set>",
+  );
+  expect(() => build("package t\np := acme.tag(1, 2)", typed)).toThrow(/operand 1 is number, want string/);
+  expect(() => build("package t\np := 1", [{ name: "x.y", arity: 1, args: [] }])).toThrow(/0 operand types declared for arity 1/);
+});
