@@ -167,6 +167,30 @@ function encodeInput(input: unknown): unknown {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
 }
 
+/**
+ * The result sets of a boolean rule (an allow, the log's drop) and of an
+ * undefined one, answered without JSON.parse: for a small rule, parsing
+ * `[{"result":false}]` into two fresh objects cost about a tenth of the
+ * whole evaluation. Frozen and shared: Engine.evaluate only reads a result
+ * set and hands out its `result`, a boolean here. Any other text is parsed.
+ */
+const TRUE_SET = Object.freeze([Object.freeze({ result: true })]);
+const FALSE_SET = Object.freeze([Object.freeze({ result: false })]);
+const EMPTY_SET = Object.freeze([]);
+
+function parseResultSet(text: string): unknown {
+  switch (text) {
+    case '[{"result":true}]':
+      return TRUE_SET;
+    case '[{"result":false}]':
+      return FALSE_SET;
+    case "[]":
+      return EMPTY_SET;
+    default:
+      return JSON.parse(text);
+  }
+}
+
 type OpaEval = (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
 type Fn = (...args: number[]) => number;
 /** The ABI's context path (ABI 1.0+), used to evaluate several entrypoints on one parsed input. */
@@ -236,7 +260,7 @@ class DirectEval {
     }
     const resultSet = this.readText(this.p.wasmInstance.exports.opa_eval(0, entrypoint, this.p.dataAddr, at, length, at + length, 0));
     if (texts) texts.resultSet = resultSet;
-    return JSON.parse(resultSet);
+    return parseResultSet(resultSet);
   }
 
   private evaluateParsed(entrypoint: number, input: ArrayBuffer): unknown {
@@ -261,7 +285,7 @@ class DirectEval {
       this.parsed = null; // an abort may leave the heap anywhere: parse afresh next time
       throw err;
     }
-    return JSON.parse(this.readText(e.opa_json_dump(e.opa_eval_ctx_get_result(ctx))));
+    return parseResultSet(this.readText(e.opa_json_dump(e.opa_eval_ctx_get_result(ctx))));
   }
 
   /** A Buffer over the module's memory, made again only when the memory grew (growing replaces mem.buffer). */

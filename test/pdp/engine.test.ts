@@ -49,6 +49,20 @@ describe("Engine", () => {
     expect(undefinedResult).toEqual({ input: "{}", result: undefined });
   });
 
+  test("boolean and undefined results (read without JSON.parse) are right on both paths, texts included", async () => {
+    const e = await engine();
+    for (const value of [true, false]) {
+      const texts: EvaluationTexts = {};
+      expect(e.evaluate("t/echo", value, texts)).toBe(value);
+      expect(texts.result).toBe(String(value));
+      // An ArrayBuffer input takes the context path (the decision log's mask/drop).
+      expect(e.evaluate("t/echo", new TextEncoder().encode(JSON.stringify(value)).buffer)).toBe(value);
+    }
+    expect(e.evaluate("t/conflict", new TextEncoder().encode("{}").buffer)).toBeUndefined();
+    // The next evaluation after a shared boolean result set still parses a fresh one.
+    expect(e.evaluate("t/echo", { allow: true })).toEqual({ allow: true });
+  });
+
   test("an undefined rule is undefined, not an error", async () => {
     expect((await engine()).evaluate("t/conflict", {})).toBeUndefined();
   });
