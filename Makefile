@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run test conformance bench bench-pdp bench-api bench-peers bench-eval clean postgres-start postgres-stop redis-start redis-stop
+.PHONY: all install build run test conformance bench bench-pdp bench-api bench-peers bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop
 
 all: build
 
@@ -101,6 +101,13 @@ redis-start:
 	$(REDIS_SERVICE) start
 redis-stop:
 	$(REDIS_SERVICE) stop
+
+# Three instances on PostgreSQL, Redis and an nginx bundle server (README "Scale out"):
+# then `set -a; . var/cluster.env; set +a` and the CLI works against the cluster.
+cluster: build
+	scripts/cluster.sh start
+cluster-stop:
+	scripts/cluster.sh stop
 
 clean:
 	rm -rf build dist var/bundle.tar.gz
