@@ -3,7 +3,7 @@
 #   make test   install, build, type-check and run every test (PostgreSQL included)
 NPM ?= npm
 RUNTIME_SOURCES := $(shell find pdp/runtime/assembly -name '*.ts' 2>/dev/null) pdp/runtime/build.mjs
-TS_SOURCES := $(shell find api config pdp cli db inventory matrix bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
+TS_SOURCES := $(shell find api config pdp cli db inventory matrix report bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
 REGO_SOURCES := $(shell find rego -name '*.rego' -o -name 'data.json' 2>/dev/null)
 PORTCULLIS := node bin/portcullis.js
 # The service (and the benchmarks that measure it) runs V8's garbage collector

@@ -2,7 +2,8 @@
  * `portcullis matrix --base-url <url>`: runs the authorization matrix
  * (matrix/authorization.yaml) against a running instance over HTTP.
  *
- *   portcullis matrix --base-url http://127.0.0.1:8080 [--json] [--html FILE] [--route ID ...] [--all] [--key FILE]
+ *   portcullis matrix --base-url http://127.0.0.1:8080 [--json] [--html FILE] [--junit FILE] [--baseline FILE]
+ *                     [--route ID ...] [--all] [--key FILE]
  *
  * Operations come from the instance's /openapi.json (its servable versions
  * and documented routes) plus this checkout's registry (undocumented and
@@ -18,24 +19,29 @@
  * instance, never at production.
  *
  * Prints the terminal table (or, with --json, the whole report), writes the
- * HTML page (default var/reports/matrix.html), and exits 0 only when no
- * cell failed and none is missing.
+ * HTML page (default var/reports/matrix.html) and, with --junit, JUnit XML
+ * for CI (matrix/junit.ts). Exits 0 only when no cell failed and none is
+ * missing; with --baseline (a previous run's --json output, read before any
+ * request is sent) it prints what changed since and exits 1 only when the
+ * run is worse than the baseline (matrix/baseline.ts).
  */
 import { mintDevToken } from "../api/identity/mint";
 import { ConfigError, loadConfig } from "../config";
 import { mintTestRunCredential, newRunId } from "../api/identity/test-run";
+import { baselineText, diffBaseline, readBaseline } from "../matrix/baseline";
 import { DEFAULT_HTML_REPORT, writeHtmlReport } from "../matrix/html";
+import { writeMatrixJUnit } from "../matrix/junit";
 import { DEFAULT_MATRIX_FILE, loadMatrix } from "../matrix/model";
 import { operationsFromInstance } from "../matrix/registry";
 import { terminalReport } from "../matrix/report";
 import { runMatrix } from "../matrix/run";
 import { flagsOf, one, parseArgs, UsageError } from "./args";
 
-export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE]";
+export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--junit FILE] [--baseline FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE]";
 
 export async function matrixCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--base-url": "base", "--html": "html", "--route": "route", "--key": "key", "--matrix": "matrix" },
+    values: { "--base-url": "base", "--html": "html", "--junit": "junit", "--baseline": "baseline", "--route": "route", "--key": "key", "--matrix": "matrix" },
     switches: { "--json": "json", "--all": "all" },
   });
   if (args.positionals.length > 0) throw new UsageError(`matrix takes no positional arguments (got ${args.positionals.join(" ")})`);
@@ -45,6 +51,9 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   const { identity } = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile" }) });
   if (identity.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: persona tokens come from that identity provider, not from the dev key");
 
+  const baselineFile = one(args, "baseline");
+  // Read first: a bad baseline stops the command before the run changes anything on the instance.
+  const baseline = baselineFile === undefined ? undefined : readBaseline(baselineFile);
   const matrix = loadMatrix(one(args, "matrix") ?? DEFAULT_MATRIX_FILE);
   const ops = await operationsFromInstance(baseUrl);
   const runId = newRunId("matrix");
@@ -58,7 +67,16 @@ export async function matrixCommand(argv: string[]): Promise<number> {
     tokenFor: (subject) => mintDevToken({ subject, keyFile: identity.devKeyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 }),
   });
   const html = writeHtmlReport(report, one(args, "html") ?? DEFAULT_HTML_REPORT);
-  if (args.switches.has("json")) console.log(JSON.stringify(report, null, 2));
-  else console.log(`${terminalReport(report, { allCells: args.switches.has("all") })}\nHTML report: ${html}\nTest run: ${runId} (portcullis decisions --test-run ${runId})`);
+  const junitFile = one(args, "junit");
+  const junit = junitFile === undefined ? undefined : writeMatrixJUnit(report, junitFile);
+  const diff = baseline && diffBaseline(report, baseline, baselineFile as string);
+  if (args.switches.has("json")) console.log(JSON.stringify(diff ? { ...report, baseline: diff } : report, null, 2));
+  else {
+    console.log(
+      [terminalReport(report, { allCells: args.switches.has("all") }), ...(diff ? ["", baselineText(diff)] : []), `HTML report: ${html}`,
+        ...(junit ? [`JUnit XML: ${junit}`] : []), `Test run: ${runId} (portcullis decisions --test-run ${runId})`].join("\n"),
+    );
+  }
+  if (diff) return diff.worse ? 1 : 0;
   return report.summary.failed === 0 && report.summary.missing === 0 ? 0 : 1;
 }

@@ -1,10 +1,13 @@
 /**
  * Loads a local HTML file in Debian's headless chromium and returns the DOM
  * it rendered (`--dump-dom`), so a test checks what a browser shows, not
- * the bytes we wrote. A missing chromium is a failure with the install
- * command, never a silent pass (CI installs it in .ci/run).
+ * the bytes we wrote; loadPage() also returns every message the page wrote
+ * to the console (chromium's log on stderr: uncaught errors, failed loads,
+ * console calls), and screenshot() saves a PNG to look at. A missing
+ * chromium is a failure with the install command, never a silent pass (CI
+ * installs it in .ci/run).
  */
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -22,17 +25,41 @@ export function requireChromium(): string {
 }
 
 export function dumpDom(file: string): string {
+  return loadPage(file).dom;
+}
+
+/**
+ * The rendered DOM and the page's console messages (chromium logs them all
+ * at one level, so a report page, which has nothing to say on the console,
+ * must produce none).
+ */
+export function loadPage(file: string): { dom: string; console: string[] } {
+  const { stdout, stderr } = chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", `file://${path.resolve(file)}`]);
+  const console = stderr.split("\n").filter((line) => /:CONSOLE[:(]\d+/.test(line));
+  return { dom: stdout, console };
+}
+
+/** A PNG of the page as a 1280-pixel-wide window shows it (height: how much of the page). */
+export function screenshot(file: string, png: string, height = 2400): string {
+  chromium([`--screenshot=${path.resolve(png)}`, `--window-size=1280,${height}`, "--hide-scrollbars", `file://${path.resolve(file)}`]);
+  return png;
+}
+
+function chromium(args: string[]): { stdout: string; stderr: string } {
   const bin = requireChromium();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-chromium-"));
   try {
-    return execFileSync(
+    const run = spawnSync(
       bin,
       [
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", `--user-data-dir=${profile}`, "--dump-dom", `file://${path.resolve(file)}`,
+        "--disable-sync", "--no-first-run", `--user-data-dir=${profile}`, ...args,
       ],
-      { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] },
+      { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] },
     );
+    if (run.error) throw run.error;
+    if (run.status !== 0) throw new Error(`chromium exited ${run.status}: ${run.stderr.slice(-2000)}`);
+    return { stdout: run.stdout, stderr: run.stderr };
   } finally {
     fs.rmSync(profile, { recursive: true, force: true });
   }
