@@ -9,8 +9,10 @@
  *
  * Without --base-url the real app is started in process on an ephemeral
  * 127.0.0.1 port (temp SQLite, var/bundle.tar.gz, a temp dev key), so CI
- * needs no server. Traffic comes from --db (default var/portcullis.db when
- * it exists: the counts `portcullis serve` keeps) and any --log files of
+ * needs no server. Traffic comes from --db, else from the PostgreSQL
+ * database PORTCULLIS_DATABASE_URL names (a cluster's instances count into
+ * it together), else from var/portcullis.db when it exists (the counts
+ * `portcullis serve` keeps), and from any --log files of
  * the API's JSON request lines. Progress goes to stderr; the report to
  * stdout (table, or --json), or to --html FILE. --check exits 1 when any
  * finding is unacknowledged (inventory/acknowledgements.yaml) or an
@@ -26,20 +28,21 @@ import { runInventory } from "../inventory";
 import { inventoryHtml } from "../inventory/report/html";
 import { stderrProgress } from "../inventory/report/progress";
 import { inventoryTable } from "../inventory/report/table";
-import { importJsonLog, readTrafficDb, type TrafficSource } from "../inventory/sources/traffic";
+import { importJsonLog, readTrafficDb, readTrafficPg, type TrafficSource } from "../inventory/sources/traffic";
 import { remoteTarget, startInProcess, type Target } from "../inventory/target";
 import { one, parseArgs, UsageError, type ParsedArgs } from "./args";
 
 export const INVENTORY_USAGE = "inventory [--base-url URL] [--json | --html FILE] [--check] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE] [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]";
 
 /** Traffic over the last 90 days (the staleness horizon) from the service database and access logs. */
-export function loadTraffic(args: ParsedArgs, now: Date): TrafficSource {
+export async function loadTraffic(args: ParsedArgs, now: Date, env: NodeJS.ProcessEnv = process.env): Promise<TrafficSource> {
   const since = new Date(now.getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
   const explicitDb = one(args, "db");
   const dbFile = explicitDb ?? DEFAULT_DB_FILE;
+  const databaseUrl = explicitDb === undefined ? env.PORTCULLIS_DATABASE_URL || undefined : undefined;
   const out: TrafficSource = { observations: [], from: [], notes: [] };
-  if (explicitDb !== undefined || fs.existsSync(dbFile)) {
-    const t = readTrafficDb(dbFile, since);
+  if (databaseUrl !== undefined || explicitDb !== undefined || fs.existsSync(dbFile)) {
+    const t = databaseUrl !== undefined ? await readTrafficPg(databaseUrl, since) : readTrafficDb(dbFile, since);
     out.observations.push(...t.observations);
     out.from.push(...t.from);
     out.notes.push(...t.notes);
@@ -97,7 +100,7 @@ export async function inventoryCommand(argv: string[]): Promise<number> {
   const html = one(args, "html");
   if (html !== undefined && args.switches.has("json")) throw new UsageError("--json and --html are alternatives");
   const now = new Date();
-  const traffic = loadTraffic(args, now);
+  const traffic = await loadTraffic(args, now);
   const target = await openTarget(args);
   let result;
   try {

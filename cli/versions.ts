@@ -31,7 +31,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   });
   if (args.positionals.length > 0) throw new UsageError(`versions takes no positional arguments (got ${args.positionals.join(" ")})`);
   const now = new Date();
-  const traffic = loadTraffic(args, now);
+  const traffic = await loadTraffic(args, now);
   const declared = readDeclared(loadVersions());
   const windowDays = (declared.removal ?? DEFAULT_REMOVAL).window_days;
   const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString().slice(0, 10);

@@ -3,8 +3,9 @@
  * template, version, status and actor class.
  *
  * Two inputs, one shape (`Observation`):
- * - the SQLite counts the API's count-traffic step keeps (db/traffic.ts),
- *   read from the service's database file (read-only);
+ * - the counts the API's count-traffic step keeps (db/traffic.ts), read
+ *   from the service's SQLite file (read-only), or from its PostgreSQL
+ *   database, where every instance of a cluster adds to the same rows;
  * - an access log to import: the API's own JSON log lines (one object per
  *   line, `event: "http.request"`, as api/middleware/log.ts writes them:
  *   `time`, `method`, `path`, `version`, `actor`, `status`). We chose these
@@ -16,10 +17,13 @@
  *   under its raw path: exactly the shadow signal the inventory is for.
  *
  *   readTrafficDb("var/portcullis.db", "2026-08-23")
+ *   await readTrafficPg(process.env.PORTCULLIS_DATABASE_URL, "2026-08-23")
  *   importJsonLog(text, templates, (id) => "admin")
  */
 import * as fs from "node:fs";
 import { openDatabase, type ActorClass } from "../../db";
+import { openPgStore } from "../../db/pg";
+import type { TrafficRow } from "../../db/traffic";
 
 export interface Observation {
   method: string;
@@ -49,13 +53,46 @@ export function readTrafficDb(file: string, since: string): TrafficSource {
     return { observations: [], from: [], notes: [`traffic database ${file} unreadable: ${err instanceof Error ? err.message : String(err)}`] };
   }
   try {
-    const observations = db.traffic.summary({ since }).map((r) => ({
-      method: r.method, template: r.template, version: r.version, status: r.status,
-      actorClass: r.actor_class, count: r.count, lastSeen: r.last_seen, probe: r.probe === 1,
-    }));
-    return { observations, from: [file], notes: [] };
+    return { observations: db.traffic.summary({ since }).map(observationOf), from: [file], notes: [] };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * The same counts from a PostgreSQL data store, as the service role (the
+ * counts are no tenant's rows); an unreachable database gives a note, not
+ * an error, like a missing file. The URL is reported without credentials.
+ */
+export async function readTrafficPg(url: string, since: string): Promise<TrafficSource> {
+  const where = describeDatabase(url);
+  let store;
+  try {
+    store = await openPgStore({ url });
+  } catch (err) {
+    return { observations: [], from: [], notes: [`traffic database ${where} unreadable: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+  try {
+    return { observations: (await store.traffic.summary({ since })).map(observationOf), from: [where], notes: [] };
+  } finally {
+    await store.close();
+  }
+}
+
+function observationOf(r: TrafficRow): Observation {
+  return {
+    method: r.method, template: r.template, version: r.version, status: r.status,
+    actorClass: r.actor_class, count: r.count, lastSeen: r.last_seen, probe: r.probe === 1,
+  };
+}
+
+/** `postgres://user:pw@host:5432/db?x` -> `postgres://host:5432/db`: safe for a report. */
+function describeDatabase(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "<invalid database URL>";
   }
 }
 
