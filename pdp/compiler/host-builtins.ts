@@ -5,6 +5,8 @@
  * `time.now_ns`: a Wasm module has no clock, so the host supplies it. OPA
  * fixes "now" for a whole evaluation; the host keeps that promise by reading
  * the clock once per evaluation: call `tick()` right before `evaluate()`.
+ * The clock is read at the evaluation's first `time.now_ns` (or JWT check),
+ * not in tick(): most decisions never ask for the time.
  *
  * `opa.runtime`: what the host discloses about itself; nothing unless told
  * (OPA's own test harness answers `{}` as well).
@@ -23,23 +25,28 @@ import { EvaluationRandom } from "./host-random";
 import { x509Builtins } from "./host-x509";
 
 export class EvaluationClock {
-  private nowNs = 0;
+  /** This evaluation's now, or null until something in it asks. */
+  private nowNs: number | null = null;
   private readonly random = new EvaluationRandom();
 
   constructor(private readonly runtimeInfo: Record<string, unknown> = {}) {}
 
-  /** Reads the wall clock: the value every `time.now_ns()` of the next evaluation returns. */
+  /** Starts an evaluation: its first `time.now_ns()` reads the wall clock, every later one returns that value. */
   tick(): void {
-    this.nowNs = Date.now() * 1e6;
+    this.nowNs = null;
     this.random.reset();
+  }
+
+  private now(): number {
+    return (this.nowNs ??= Date.now() * 1e6);
   }
 
   builtins(): Record<string, (...args: unknown[]) => unknown> {
     return {
-      "time.now_ns": () => this.nowNs,
+      "time.now_ns": () => this.now(),
       "opa.runtime": () => this.runtimeInfo,
       ...this.random.builtins(),
-      ...jwtBuiltins(() => this.nowNs),
+      ...jwtBuiltins(() => this.now()),
       ...x509Builtins(),
       ...graphqlBuiltins(),
     };

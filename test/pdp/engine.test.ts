@@ -9,13 +9,20 @@ echo := input
 
 now := time.now_ns()
 
+# The same now twice, with work between the two reads.
+now_twice := [a, b] if {
+	a := time.now_ns()
+	count(numbers.range(1, 20000)) > 0
+	b := time.now_ns()
+}
+
 greeting := data.config.greeting
 
 conflict := 1 if input.boom
 conflict := 2 if input.boom
 `;
 
-const entrypoints = ["t/echo", "t/now", "t/greeting", "t/conflict"];
+const entrypoints = ["t/echo", "t/now", "t/now_twice", "t/greeting", "t/conflict"];
 
 async function engine(): Promise<Engine> {
   return Engine.load(bundleOf({ rego: [REGO], entrypoints, data: { config: { greeting: "hello" } }, revision: "e1" }), "test");
@@ -73,6 +80,9 @@ describe("Engine", () => {
     const now = e.evaluate("t/now", {}) as number;
     expect(now).toBeGreaterThanOrEqual(before);
     expect(now).toBeLessThanOrEqual(Date.now() * 1e6);
+    const [a, b] = e.evaluate("t/now_twice", {}) as number[];
+    expect(b).toBe(a);
+    expect(e.evaluate("t/now", {}) as number).toBeGreaterThanOrEqual(now);
   });
 
   test("an abort and an unknown entrypoint are policy_error; the engine keeps working", async () => {

@@ -32,7 +32,12 @@ export async function hostValueOf(rule: string, input: unknown = {}, nowMs?: num
   policy.setData({});
   const now = nowMs === undefined ? undefined : jest.spyOn(Date, "now").mockReturnValue(nowMs);
   clock.tick();
-  now?.mockRestore();
-  const r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
+  let r: Array<{ x: unknown }>;
+  try {
+    // The clock is read at the evaluation's first use of the time: keep it fixed until the end.
+    r = policy.evaluate(new TextEncoder().encode(JSON.stringify(input)).buffer, "q") as Array<{ x: unknown }>;
+  } finally {
+    now?.mockRestore();
+  }
   return r.length === 0 ? undefined : r[0]!.x;
 }
