@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run test conformance bench bench-pdp bench-api bench-peers bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop
+.PHONY: all install build run lint test conformance bench bench-pdp bench-api bench-peers bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop
 
 all: build
 
@@ -61,7 +61,11 @@ REDIS_SERVICE := scripts/services/redis.sh
 # nginx serves policy bundles to the cluster suites (test/cluster).
 NGINX_SERVICE := scripts/services/nginx.sh
 
-test: build browser
+# typescript-eslint's recommended rules (eslint.config.mjs); formatting is not a lint rule.
+lint: install
+	npx eslint --max-warnings 0 .
+
+test: build browser lint
 	npx tsc --noEmit -p tsconfig.json
 	$(PG_SERVICE) start && $(REDIS_SERVICE) start && $(NGINX_SERVICE) start && npx jest; status=$$?; \
 	  $(NGINX_SERVICE) stop; $(REDIS_SERVICE) stop; $(PG_SERVICE) stop; exit $$status

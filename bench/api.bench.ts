@@ -163,7 +163,7 @@ async function main(argv: string[]): Promise<void> {
   const modes: Mode[] = argv.includes("--breakdown") ? ["bare", "full", "nolog"] : ["bare", "full"];
   const runs: Record<Mode, Result[]> = { bare: [], full: [], nolog: [] };
   const servers: Array<{ mode: Mode; child: ChildProcess; ready: Ready }> = [];
-  let competition = "";
+  let competition: string;
   try {
     for (const mode of modes) servers.push({ mode, ...(await start(mode, dir)) });
     const per = Math.max(1, seconds / rounds);

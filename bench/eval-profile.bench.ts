@@ -226,6 +226,7 @@ async function main(): Promise<void> {
   if (baselineArg >= 0) {
     // That revision's compiler (dist/) and runtime, on today's rego/.
     const dir = path.resolve(process.argv[baselineArg + 1]!);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS from a path known only at run time
     const old = require(path.join(dir, "dist/pdp/compiler")) as { compile: typeof compile };
     const oldRuntime = fs.readFileSync(path.join(dir, "build/runtime.wasm"));
     baseline = {

@@ -32,7 +32,7 @@ export function collectPolicyInputs(paths: string[]): PolicyInputs {
             const version = regoVersionForFile(manifest, rel);
             if (version) source.regoVersion = version;
           } catch (err) {
-            throw new Error(`${path.join(root, ".manifest")}: ${(err as Error).message}`);
+            throw new Error(`${path.join(root, ".manifest")}: ${(err as Error).message}`, { cause: err });
           }
         }
         sources.push(source);
@@ -43,7 +43,7 @@ export function collectPolicyInputs(paths: string[]): PolicyInputs {
         try {
           parsed = JSON.parse(fs.readFileSync(file, "utf8"));
         } catch (err) {
-          throw new Error(`${file}: invalid JSON: ${(err as Error).message}`);
+          throw new Error(`${file}: invalid JSON: ${(err as Error).message}`, { cause: err });
         }
         mergeAt(data, segments, parsed, file);
       }
@@ -94,7 +94,7 @@ function readManifest(root: string): Pick<Manifest, "rego_version" | "file_rego_
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
-    throw new Error(`${file}: invalid JSON: ${(err as Error).message}`);
+    throw new Error(`${file}: invalid JSON: ${(err as Error).message}`, { cause: err });
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`${file}: must be a JSON object`);
   const { rego_version, file_rego_versions } = parsed as Manifest;

@@ -38,6 +38,7 @@ const UPDATABLE: Record<string, { column: "display_name" | "locale"; check: (v: 
 };
 
 // Control and bidi-override characters in a name end up in admin screens and terminals.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 export function checkDisplayName(value: unknown): string {

@@ -76,7 +76,7 @@ function run(handler: RouteHandler, ctx: ActContext): ActResult {
     if (err instanceof DbInputError) {
       throw err.code === "conflict" ? new Problem("conflict", { detail: err.message }) : new Problem("invalid_body", { detail: err.message });
     }
-    if (err instanceof ScopeError) throw new Error(`scope refused by the data layer: ${err.message}`);
+    if (err instanceof ScopeError) throw new Error(`scope refused by the data layer: ${err.message}`, { cause: err });
     throw err;
   }
 }

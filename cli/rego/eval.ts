@@ -59,7 +59,7 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
-    throw new Error(`${file}: invalid JSON: ${(err as Error).message}`);
+    throw new Error(`${file}: invalid JSON: ${(err as Error).message}`, { cause: err });
   }
 }
 

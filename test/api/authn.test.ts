@@ -3,6 +3,7 @@
  * actor from the verified subject plus the users table only, account states,
  * and a real JWKS endpoint (a local HTTP server: the one true external edge).
  */
+import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
@@ -39,7 +40,7 @@ describe("tokens", () => {
     ["signed by another key", () => h.token("u_alice", { keyFile: path.join(h.dir, "other-key.json") })],
     ["alg none", async () => new UnsecuredJWT({}).setSubject("u_carol").setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("10m").encode()],
     ["HS256 with the public key as secret (algorithm confusion)", async () => {
-      const jwk = JSON.parse(require("node:fs").readFileSync(h.keyFile, "utf8"));
+      const jwk = JSON.parse(fs.readFileSync(h.keyFile, "utf8"));
       return new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u_carol").setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("10m").sign(new TextEncoder().encode(JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y })));
     }],
     ["a subject that is no user", () => h.token("u_nobody")],
@@ -76,7 +77,7 @@ describe("role and tenant never come from the request", () => {
   });
 
   test("token claims other than sub are ignored", async () => {
-    const jwk = JSON.parse(require("node:fs").readFileSync(h.keyFile, "utf8"));
+    const jwk = JSON.parse(fs.readFileSync(h.keyFile, "utf8"));
     const { importJWK } = await import("jose");
     const key = await importJWK(jwk, "ES256");
     const token = await new SignJWT({ role: "admin", roles: ["admin"], tenant: "t_globex", isAdmin: true })

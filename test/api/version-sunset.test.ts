@@ -6,8 +6,11 @@
  * successor in the problem. /openapi.json offers only what a new client may
  * choose (no Zombie, nothing retired) and marks deprecated versions.
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import request from "supertest";
-import { loadVersions } from "../../api/versions";
+import { loadVersions, VERSIONS_FILE } from "../../api/versions";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 const catalog = loadVersions();
@@ -60,8 +63,13 @@ test("a path that is not a plain URI path cannot break the Link header", async (
   expect(res.headers.link).toBe('</invoices/a%22b%3Ec>; rel="successor-version"');
 });
 
-const versionParam = (doc: Record<string, any>) =>
-  doc.paths["/api/{version}/users/me"].get.parameters.find((p: { name: string }) => p.name === "version").schema;
+type VersionSchema = { enum: string[]; oneOf: unknown[] };
+type OpenApiDoc = { paths: Record<string, { get: { parameters: Array<{ name: string; schema: VersionSchema }> } }> };
+const versionParam = (doc: OpenApiDoc): VersionSchema => {
+  const param = doc.paths["/api/{version}/users/me"].get.parameters.find((p) => p.name === "version");
+  if (!param) throw new Error("no version parameter in /openapi.json");
+  return param.schema;
+};
 
 test("/openapi.json offers only published versions and marks the deprecated ones", async () => {
   now = Date.parse("2026-11-01T00:00:00Z");
@@ -91,11 +99,8 @@ test("a Zombie version past its sunset is refused too", async () => {
 });
 
 test("versions.json may not name an unknown successor", () => {
-  const fs = require("node:fs") as typeof import("node:fs");
-  const os = require("node:os") as typeof import("node:os");
-  const path = require("node:path") as typeof import("node:path");
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "versions-")), "versions.json");
-  const raw = JSON.parse(fs.readFileSync(require.resolve("../../api/versions/versions.json"), "utf8"));
+  const raw = JSON.parse(fs.readFileSync(VERSIONS_FILE, "utf8"));
   raw.versions.find((v: { name: string }) => v.name === "v1").successor = "v9";
   fs.writeFileSync(file, JSON.stringify(raw));
   expect(() => loadVersions(file)).toThrow(/unknown successor "v9"/);

@@ -40,11 +40,13 @@ test("prints a table, newest first", async () => {
 test("escapes control and bidi characters from event text", async () => {
   await main(["events", "--db", t.file, "--kind", "forbidden_param"]);
   const text = out.join("\n");
+  // eslint-disable-next-line no-control-regex -- no escape character may reach the terminal
   expect(text).not.toMatch(/[\u001b\u202e]/);
   expect(text).toContain("\\u001b[2J");
   expect(printable("a\u202eb\u0007")).toBe("a\\u202eb\\u0007");
   out.length = 0;
   await main(["events", "--db", t.file, "--kind", "forbidden_param", "--json"]);
+  // eslint-disable-next-line no-control-regex -- nor the JSON output
   expect(out[0]).not.toMatch(/[\u001b\u202e]/);
   expect(JSON.parse(out[0]).detail.value).toBe("\u001b[2J\u202e");
 });

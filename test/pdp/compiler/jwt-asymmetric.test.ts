@@ -108,6 +108,7 @@ describe("io.jwt.decode_verify", () => {
     const input = `${b64url('{"alg":"ES256"}')}.${b64url(payloadText)}`;
     const t = `${input}.${b64url(sign("sha256", Buffer.from(input), { key: ec256.privateKey, dsaEncoding: "ieee-p1363" }))}`;
     const got = await p(rule, { t, c: { cert: pem(ec256.publicKey) } });
+    // eslint-disable-next-line no-loss-of-precision -- the number as JSON.parse reads OPA's answer
     expect(got).toEqual([true, { alg: "ES256" }, { iss: "xxx", big: 12345678901234567890, f: 1.5 }]);
     // The big integer survives: compare through Rego, not JS numbers.
     expect(await p('p := x if { [_, _, pl] := io.jwt.decode_verify(input.t, input.c); x := format_int(pl.big, 10) }', { t, c: { cert: pem(ec256.publicKey) } })).toBe("12345678901234567890");

@@ -108,7 +108,7 @@ export function ensureRuntimeBuilt(): void {
       execFileSync(process.execPath, [path.join(RUNTIME_SRC, "build.mjs")], { cwd: ROOT, stdio: "pipe" });
     } catch (e) {
       const err = e as { stdout?: Buffer; stderr?: Buffer };
-      throw new Error(`runtime build failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
+      throw new Error(`runtime build failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`, { cause: e });
     } finally {
       closeSync(fd);
       rmSync(lock, { force: true });

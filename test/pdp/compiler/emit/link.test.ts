@@ -42,7 +42,7 @@ const policy = (plans: Plan[], funcs: Func[] = [], hostBuiltins: Policy["hostBui
   hostBuiltins,
 });
 
-async function load(p: Policy, builtins: Record<string, (...args: any[]) => unknown> = {}): Promise<LoadedPolicy> {
+async function load(p: Policy, builtins: Record<string, (...args: never[]) => unknown> = {}): Promise<LoadedPolicy> {
   const wasm = link(p, runtime);
   expect(WebAssembly.validate(wasm)).toBe(true);
   return loadPolicy(wasm, undefined, builtins);

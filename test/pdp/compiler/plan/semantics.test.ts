@@ -16,7 +16,7 @@ async function run(modules: string[], query: string, opts: { input?: unknown; da
     return policy.evaluate(input as ArrayBuffer | undefined, "q");
   } catch (e) {
     // The SDK throws the abort message as a plain object.
-    throw new Error((e as { message?: string }).message ?? String(e));
+    throw new Error((e as { message?: string }).message ?? String(e), { cause: e });
   }
 }
 

@@ -1,0 +1,19 @@
+// Lint (issue 22 item 5): ESLint's and typescript-eslint's recommended rules
+// on every TypeScript folder; `make lint`, run by `make test`. Formatting is
+// prettier's (.prettierrc.json): no stylistic rule lives here.
+import eslint from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/", "dist/", "var/", "build/", "pdp/runtime/assembly/", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      // `_name`: unused on purpose (Express's 4-argument error handler, a property left out by destructuring).
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", ignoreRestSiblings: true }],
+      // A response listener reads `this` once into `res`, the name every other step uses.
+      "@typescript-eslint/no-this-alias": ["error", { allowedNames: ["res"] }],
+    },
+  },
+);
