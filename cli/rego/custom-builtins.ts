@@ -71,7 +71,7 @@ export function readCapabilities(file: string): HostBuiltinDecl[] {
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
-    throw new Error(`${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `invalid JSON: ${(err as Error).message}`}`);
+    throw new Error(`${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `invalid JSON: ${(err as Error).message}`}`, { cause: err });
   }
   const builtins = (parsed as { builtins?: unknown } | null)?.builtins;
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !Array.isArray(builtins)) {
@@ -102,7 +102,7 @@ async function readImplementations(file: string): Promise<Map<string, BuiltinImp
   try {
     mod = (await import(pathToFileURL(path.resolve(file)).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new Error(`${file}: does not load: ${(err as Error).message}`);
+    throw new Error(`${file}: does not load: ${(err as Error).message}`, { cause: err });
   }
   const impls = new Map<string, BuiltinImpl>();
   const add = (name: string, value: unknown) => {

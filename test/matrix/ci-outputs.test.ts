@@ -103,7 +103,7 @@ test("--baseline: newly failing, added, newly passing, removed and known failure
   expect(worse.code).toBe(1);
   const metrics = good.json!.cells.length;
   expect(worse.out).toMatch(new RegExp(`\\n  (\\d+) newly failing, 0 newly passing, 0 failing differently, 0 still failing, (\\d+) added, 0 removed, 0 expectations changed, (\\d+) new run problems \\(0 known\\)`));
-  expect(worse.out).toMatch(/NEWLY FAILING:\n(  .*\n)*  GET metrics\.get v2 \/metrics u_frank none: pass \(expected allow, got 200\) -> mismatch \(expected allow, got 400 invalid_test_run\)/);
+  expect(worse.out).toMatch(/NEWLY FAILING:\n( {2}.*\n)* {2}GET metrics\.get v2 \/metrics u_frank none: pass \(expected allow, got 200\) -> mismatch \(expected allow, got 400 invalid_test_run\)/);
   expect(worse.out).toContain("WORSE than the baseline: exit 1");
   const worseJson = await run(["metrics.get", "invoices.get"], { good: false, json: true, extra: ["--baseline", base1] });
   const diff = worseJson.json!.baseline as { newly_failing: unknown[]; added: Array<{ id: string }>; worse: boolean };
@@ -123,7 +123,7 @@ test("--baseline: newly failing, added, newly passing, removed and known failure
   const better = await run(["invoices.get"], { good: true, extra: ["--baseline", base2] });
   expect(better.code).toBe(0);
   expect(better.out).toContain(`0 newly failing, ${invoices} newly passing, 0 failing differently, 0 still failing, 0 added, ${metrics} removed`);
-  expect(better.out).toMatch(/removed:\n(  .*\n)*  GET metrics\.get v2 \/metrics u_alice none: was mismatch/);
+  expect(better.out).toMatch(/removed:\n( {2}.*\n)* {2}GET metrics\.get v2 \/metrics u_alice none: was mismatch/);
   expect(better.out).toContain("not worse than the baseline");
 }, 240_000);
 
@@ -136,8 +136,8 @@ test("--baseline: a changed expectation is named even where it makes the cell fa
   fs.writeFileSync(loosened, YAML.stringify(raw));
   const r = await run(["metrics.get"], { good: true, extra: ["--baseline", base, "--matrix", loosened] });
   expect(r.code).toBe(1);
-  expect(r.out).toMatch(/expectation changed:\n(  .*\n)*  GET metrics\.get v2 \/metrics u_alice none: deny 403 \S+ -> allow/);
-  expect(r.out).toMatch(/NEWLY FAILING:\n(  .*\n)*  GET metrics\.get v2 \/metrics u_alice none: pass .* -> unexpected_deny/);
+  expect(r.out).toMatch(/expectation changed:\n( {2}.*\n)* {2}GET metrics\.get v2 \/metrics u_alice none: deny 403 \S+ -> allow/);
+  expect(r.out).toMatch(/NEWLY FAILING:\n( {2}.*\n)* {2}GET metrics\.get v2 \/metrics u_alice none: pass .* -> unexpected_deny/);
 });
 
 test("--baseline that is not a matrix report stops the command before any request", async () => {
