@@ -40,7 +40,12 @@ die() { echo "nginx.sh: $*" >&2; exit 1; }
 
 nginx_bin() { command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
 
-running() { [ -f "$DIR/nginx.pid" ] && kill -0 "$(cat "$DIR/nginx.pid")" 2>/dev/null; }
+# Our master is running: the pid file's process must still be an nginx (a stale pid file may name a recycled pid).
+running() {
+  local pid
+  pid=$(cat "$DIR/nginx.pid" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "nginx: master"
+}
 
 # A TCP port nobody listens on right now (the kernel's pick; node is a project prerequisite).
 free_port() {
