@@ -33,7 +33,7 @@ import { guardParams } from "./middleware/guard-params";
 import { keepRecord } from "./middleware/keep-record";
 import { logRequests } from "./middleware/log";
 import { project } from "./middleware/project";
-import { MemoryRateLimitStore, rateLimit, type RateLimitStore } from "./middleware/rate-limit";
+import { MemoryRateLimitStore, rateLimit } from "./middleware/rate-limit";
 import { resolveRoute } from "./middleware/resolve-route";
 import { markTestRun } from "./middleware/test-run";
 import { openApiDocument } from "./openapi";
@@ -53,7 +53,6 @@ export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 export interface AppOptions {
   /** The registry to serve (default: ROUTES). */
   routes?: RouteRecord[];
-  rateLimitStore?: RateLimitStore;
   /** Hook for tests of the start-up check: add to the app before it is checked. */
   extend?: (app: Express) => void;
 }
@@ -78,7 +77,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.set("strict routing", true);
   app.set("query parser", false);
 
-  const stores = options.rateLimitStore ?? new MemoryRateLimitStore();
+  const stores = deps.rateLimitStore ?? new MemoryRateLimitStore();
   const log = logRequests(deps.logger, metrics, new SecurityMonitor(deps), deps.pdp, clientAddressResolver(deps.trustedProxies));
   const testRun = markTestRun(deps);
   const authn = authenticate(deps, stores);

@@ -9,7 +9,7 @@ import type { Pdp } from "../pdp";
 import type { ExportRunner } from "./exports/runner";
 import type { TestRunVerifier } from "./identity/test-run";
 import type { TokenVerifier } from "./identity/verifier";
-import { checkRateLimits, type RateLimitConfig } from "./middleware/rate-limit";
+import { checkRateLimits, type RateLimitConfig, type RateLimitStore } from "./middleware/rate-limit";
 import type { DecisionLogHealth, InterruptedRun } from "../pdp/log";
 import type { LogFailureStance } from "./trail/config";
 import type { VersionCatalog } from "./versions";
@@ -36,6 +36,8 @@ export interface ApiDeps {
   verifyTestRun: TestRunVerifier;
   versions: VersionCatalog;
   rateLimits: RateLimitConfig;
+  /** Where the budgets are counted (default: in this process); Redis, shared by every instance, when `redis.url` is set (middleware/rate-limit-redis.ts). */
+  rateLimitStore?: RateLimitStore;
   logger: ApiLogger;
   /** Runs the export jobs POST /api/admin/export stores; its owner resumes it at start-up and stops it before closing the database. */
   exportRunner: Pick<ExportRunner, "enqueue">;

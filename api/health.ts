@@ -74,8 +74,24 @@ export const decisionLogHealth: HealthCheck = (deps) => {
   return [{ component: "decision_log", code: "decision_log_unavailable", detail, since: trail.failingSince ?? null, unavailable: stance === "refuse-all" }];
 };
 
+/**
+ * The shared rate-limit store (Redis) cannot count hits now. Under the
+ * `insurance` stance budgets are counted per instance meanwhile: degraded
+ * (200). Under `refuse` every request but the diagnostic ones is refused:
+ * unavailable (503).
+ */
+export const rateLimitStoreHealth: HealthCheck = (deps) => {
+  const status = deps.rateLimitStore?.status?.();
+  if (!status || status.failingSince === null) return [];
+  const refuse = status.onFailure === "refuse";
+  const detail = refuse
+    ? "the shared rate-limit store cannot be reached: requests are refused"
+    : "the shared rate-limit store cannot be reached: budgets are counted per instance";
+  return [{ component: "rate_limits", code: "rate_limit_store_unavailable", detail, since: status.failingSince, unavailable: refuse }];
+};
+
 /** Every check /health runs, in order. */
-export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth, decisionLogHealth];
+export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth, decisionLogHealth, rateLimitStoreHealth];
 
 export function assessHealth(deps: ApiDeps, checks: readonly HealthCheck[] = HEALTH_CHECKS): { httpStatus: number; body: Record<string, unknown> } {
   const reasons = checks.flatMap((check) => check(deps));

@@ -13,13 +13,14 @@
  * close() stops, in this order: the export runner (a job in progress goes
  * back to `queued` before its database closes), the PDP (bundle watchers and
  * pollers), the decision log (flushes the events of the last requests, then
- * closes its own database), the data store. A failure while creating closes
+ * closes its own database), the Redis connection of the rate-limit store
+ * (when `redis.url` is set), the data store. A failure while creating closes
  * what was already opened, in the same order.
  *
- * Scale-out: the stores are chosen here, from the configuration (today SQLite
- * files and in-process counters); a PostgreSQL data store or a Redis
- * rate-limit store is one more setting (config/settings.ts) and one more
- * branch at that same place.
+ * Scale-out: the stores are chosen here, from the configuration: the
+ * rate-limit budgets in Redis with `redis.url` (else in process); a
+ * PostgreSQL data store is one more setting (config/settings.ts) and one
+ * more branch at that same place.
  */
 import type { Express } from "express";
 import { resolveConfig, type Config, type ConfigInput } from "../config";
@@ -33,6 +34,7 @@ import { jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
 import { createExportRunner, type ExportRunner } from "./exports/runner";
 import { createTestRunVerifier } from "./identity/test-run";
 import { createVerifier } from "./identity/verifier";
+import { openRedisRateLimitStore, type RedisRateLimitStore } from "./middleware/rate-limit-redis";
 import { acceptBundles } from "./registry/check";
 import { ROUTES } from "./registry/routes";
 import { reportInterruptedRuns } from "./trail/report";
@@ -79,12 +81,14 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
   let log: ManagedDecisionLog | undefined;
   let pdp: Pdp | undefined;
   let exportRunner: ExportRunner | undefined;
+  let rateLimitStore: RedisRateLimitStore | undefined;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= shutDown([
       () => exportRunner?.stop(),
       () => pdp?.close(),
       () => log?.close(),
+      () => rateLimitStore?.close(),
       () => db.close(),
     ]));
   try {
@@ -100,6 +104,9 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
         : { file: config.bundle.file, watch, pollIntervalMs };
     // Every bundle, the first and each hot reload, must pass the start-up check's policy probe before it decides.
     pdp = await createPdp({ bundle, log, logger: hooks.pdpLogger, check: acceptBundles(hooks.app?.routes ?? ROUTES) });
+    // Redis when configured (budgets shared by every instance); unset, the app counts in process.
+    const { url: redisUrl, ...redis } = config.redis;
+    if (redisUrl !== undefined) rateLimitStore = await openRedisRateLimitStore({ url: redisUrl, ...redis, logger });
     exportRunner = createExportRunner({ db, logger, maxRows: config.exports.maxRows });
     const deps: ApiDeps = {
       pdp,
@@ -108,6 +115,7 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       verifyTestRun: await createTestRunVerifier(config.identity),
       versions: hooks.versions ?? loadVersions(),
       rateLimits: config.rateLimits,
+      rateLimitStore,
       logger,
       exportRunner,
       decisionLog: log,

@@ -16,6 +16,7 @@ import { DEFAULT_LOCK_WAIT_MS } from "../api/middleware/act";
 import { DEFAULT_MAX_EXPORT_ROWS } from "../api/exports/runner";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../api/middleware/rate-limit";
+import { REDIS_DEFAULTS, REDIS_FAILURE_STANCES, type RedisFailureStance } from "../api/middleware/rate-limit-redis";
 import type { RateLimitClass } from "../api/registry/types";
 import { DEFAULT_ENUMERATION } from "../api/security/monitor";
 import { DEFAULT_DB_FILE } from "../db";
@@ -87,8 +88,11 @@ export interface Config {
     /** Connections the PostgreSQL pool keeps at most. */
     poolMax: number;
   };
-  /** Redis for what instances must share (the rate-limit budgets); unset: in-process. */
-  redis: { url?: string };
+  /**
+   * Redis for what instances must share (the rate-limit budgets); unset: in-process. While Redis cannot
+   * count a hit (`commandTimeoutMs` at most), `onFailure` decides (api/middleware/rate-limit-redis.ts).
+   */
+  redis: { url?: string; onFailure: RedisFailureStance; commandTimeoutMs: number; connectTimeoutMs: number; keyPrefix: string };
   /** The policy bundle: a file watched for changes, or a bundle server polled (exactly one). */
   bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & { watch: boolean; pollIntervalMs: number };
   /**
@@ -137,7 +141,7 @@ export const DEFAULTS: Config = {
     trustedProxies: [],
   },
   database: { file: DEFAULT_DB_FILE, lockWaitMs: DEFAULT_LOCK_WAIT_MS, poolMax: 10 },
-  redis: {},
+  redis: { ...REDIS_DEFAULTS },
   bundle: { file: DEFAULT_BUNDLE_FILE, watch: true, pollIntervalMs: 2000 },
   decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, commitTimeoutMs: DEFAULT_COMMIT_TIMEOUT_MS, onFailure: "refuse-writes", console: false },
   identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: DEFAULT_DEV_KEY_FILE, clockToleranceSec: 30, cacheTtlSec: 60 },
@@ -179,6 +183,10 @@ export const SETTINGS: readonly Setting[] = [
   { path: "database.url", env: "PORTCULLIS_DATABASE_URL", kind: { type: "service-url", schemes: ["postgres:", "postgresql:"] }, doc: "PostgreSQL (postgres://, the service role) instead of the SQLite file; unset: SQLite" },
   { path: "database.poolMax", env: "PORTCULLIS_DATABASE_POOL_MAX", kind: { type: "integer", min: 1, max: 1000 }, doc: "connections the PostgreSQL pool keeps at most" },
   { path: "redis.url", env: "PORTCULLIS_REDIS_URL", kind: { type: "service-url", schemes: ["redis:", "rediss:"] }, doc: "Redis (redis://) for the rate-limit budgets shared by all instances; unset: in-process" },
+  { path: "redis.onFailure", env: "PORTCULLIS_REDIS_ON_FAILURE", kind: { type: "choice", values: REDIS_FAILURE_STANCES }, doc: "while Redis cannot count a hit: insurance (budgets counted per instance) or refuse (503)" },
+  { path: "redis.commandTimeoutMs", env: "PORTCULLIS_REDIS_COMMAND_TIMEOUT_MS", kind: { type: "integer", min: 1, max: 60_000 }, doc: "longest wait for one Redis command (then onFailure decides)" },
+  { path: "redis.connectTimeoutMs", env: "PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS", kind: { type: "integer", min: 1, max: 600_000 }, doc: "longest wait for a Redis connection (at start: then the service does not start)" },
+  { path: "redis.keyPrefix", env: "PORTCULLIS_REDIS_KEY_PREFIX", kind: { type: "string" }, doc: "namespace of the budgets' keys in Redis" },
   { path: "bundle.file", env: "PORTCULLIS_BUNDLE", kind: { type: "string" }, doc: "policy bundle file (reloaded when it changes)" },
   { path: "bundle.url", env: "PORTCULLIS_BUNDLE_URL", kind: { type: "url", secure: true }, doc: "bundle server URL instead of a file (https, or http to a loopback host)" },
   { path: "bundle.watch", env: "PORTCULLIS_BUNDLE_WATCH", kind: { type: "boolean" }, doc: "watch the bundle file besides polling it" },

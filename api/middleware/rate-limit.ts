@@ -20,6 +20,7 @@ import { ConfigError } from "../../config/errors";
 import { stateOf } from "../context";
 import { Problem } from "../problems";
 import type { RateLimitClass } from "../registry/types";
+import type { RateLimitStoreStatus } from "./rate-limit-redis";
 
 export interface RateLimitBudget {
   /** Requests per window. */
@@ -53,6 +54,8 @@ export interface RateLimitStore {
    * when the hit cannot be counted and the request must not be served.
    */
   hit(key: string, budget: RateLimitBudget, options?: HitOptions): Promise<RateLimitHit>;
+  /** A shared store's state for /health and /metrics (absent: counted in this process, nothing to report). */
+  status?(): RateLimitStoreStatus;
 }
 
 export interface HitOptions {

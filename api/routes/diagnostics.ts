@@ -2,14 +2,29 @@
  * Diagnostic routes, each with its own policy: GET /health (public),
  * GET /metrics (staff), GET /openapi.json (public, generated from the
  * registry). Health (health.ts) says whether the instance serves and why
- * it is degraded (the policy bundle, the decision log), never a bundle's
- * contents or a store's error text; metrics are counters without ids or
- * tenants, plus the last bundle load error and the decision log's state
- * (staff only).
+ * it is degraded (the policy bundle, the decision log, the shared rate-limit
+ * store), never a bundle's contents or a store's error text; metrics are
+ * counters without ids or tenants, plus the last bundle load error, the
+ * decision log's state and the rate-limit store's (staff only).
  */
 import { assessHealth } from "../health";
+import type { ApiDeps } from "../deps";
 import type { Metrics } from "../metrics";
 import type { RouteHandler } from "./types";
+
+/** Where the budgets are counted and, for Redis, its outage and the hits it could not count. */
+function rateLimitStoreMetrics(deps: ApiDeps): Record<string, unknown> {
+  const status = deps.rateLimitStore?.status?.();
+  if (!status) return { shared: false };
+  return {
+    shared: true,
+    on_failure: status.onFailure,
+    failing_since: status.failingSince,
+    error: status.lastError,
+    insured_hits: status.insuredHits,
+    refused_hits: status.refusedHits,
+  };
+}
 
 export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string, unknown>): Record<string, RouteHandler> {
   return {
@@ -44,6 +59,7 @@ export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string,
                 decision_log: decisionLog,
                 // Traffic counts and security events held in memory (a lock held elsewhere) or lost to a full buffer.
                 bookkeeping: ctx.deps.db.bookkeeping(),
+                rate_limit_store: rateLimitStoreMetrics(ctx.deps),
               },
             },
           },

@@ -19,6 +19,7 @@ import type { ExportRunner } from "../../api/exports/runner";
 import { mintDevToken } from "../../api/identity/mint";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../../api/middleware/rate-limit";
 import { createService } from "../../api/service";
+import type { ConfigInput } from "../../config";
 import type { LogFailureStance } from "../../api/trail/config";
 import { collectPolicyInputs } from "../../cli/files";
 import type { PortcullisDb } from "../../db";
@@ -103,6 +104,8 @@ export interface HarnessOptions {
   beforeStart?: (db: PortcullisDb) => void;
   /** The decision log's settings (a small `maxBytes` fills its store; `onFailure` is the stance while it cannot be written). */
   decisionLog?: { maxBytes?: number; bufferLimit?: number; flushIntervalMs?: number; onFailure?: LogFailureStance };
+  /** Redis for the rate-limit budgets (test/api/support/redis.ts); default none: counted in process. */
+  redis?: ConfigInput["redis"];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -122,6 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       enumeration: options.enumeration,
       exports: { maxRows: options.exportMaxRows },
       http: { trustedProxies: options.trustedProxies },
+      redis: options.redis,
     },
     { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now ?? (() => HARNESS_NOW) },
   );
