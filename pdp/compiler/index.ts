@@ -12,6 +12,7 @@ import type { Body, Module } from "./ast";
 import { Catalogue, type HostBuiltinDecl } from "./builtins";
 import { check } from "./check";
 import { link } from "./emit/link";
+import { instrumentProgram, PROBE_BUILTIN, type Probe } from "./instrument";
 import { parseModule, parseQuery, type SyntaxVersion } from "./parse";
 import { plan } from "./plan";
 import type { Policy } from "./plan/ir";
@@ -25,6 +26,7 @@ export interface SourceFile {
 
 export type { HostBuiltinDecl } from "./builtins";
 export type { SyntaxVersion } from "./parse";
+export type { Probe } from "./instrument";
 
 /** A rule or package path (`authz/allow`), or a named query compiled as its own entrypoint. */
 export type EntrypointSpec = string | { name: string; query: string };
@@ -46,23 +48,44 @@ export interface CompileOptions {
    * entrypoints. A v0 file importing `rego.v1` follows v1's rules too.
    */
   regoVersion?: SyntaxVersion;
+  /**
+   * Test compilations only (`rego test`): probes before every expression and
+   * after every rule body, calling the host builtin `internal.probe` (see
+   * ./instrument.ts). Their table is the result's `probes`.
+   */
+  instrument?: boolean;
 }
 
 export interface CompileResult {
   modules: Module[];
   policy: Policy;
   wasm: Uint8Array;
+  /** With `instrument`: each probe's id, position and kind. */
+  probes?: Probe[];
 }
 
 export function compile(sources: SourceFile[], options: CompileOptions): CompileResult {
-  const builtins = new Catalogue(options.hostBuiltins);
+  const builtins = catalogueFor(options);
   const version = options.regoVersion ?? "v1";
   const modules = sources.map((s) => parseModule(s.source, s.file, builtins, s.regoVersion ?? version));
+  return compileModules(modules, options);
+}
+
+/** The catalogue a compilation with these options parses and checks against. */
+export function catalogueFor(options: Pick<CompileOptions, "hostBuiltins" | "instrument">): Catalogue {
+  const probe: HostBuiltinDecl[] = options.instrument ? [{ name: PROBE_BUILTIN, arity: 1 }] : [];
+  return new Catalogue([...(options.hostBuiltins ?? []), ...probe]);
+}
+
+/** The stages after parsing, for callers that prepare the parsed modules first (`rego test`). */
+export function compileModules(modules: Module[], options: CompileOptions): CompileResult {
+  const builtins = catalogueFor(options);
   const program = check(modules, builtins);
-  const entrypoints = options.entrypoints.map((spec) => toEntrypoint(spec, version));
+  const probes = options.instrument ? instrumentProgram(program) : undefined;
+  const entrypoints = options.entrypoints.map((spec) => toEntrypoint(spec, options.regoVersion ?? "v1"));
   const policy = plan(program, entrypoints);
   const wasm = link(policy, options.runtimeWasm ?? loadRuntimeWasm());
-  return { modules, policy, wasm };
+  return { modules, policy, wasm, ...(probes ? { probes } : {}) };
 }
 
 function toEntrypoint(spec: EntrypointSpec, version: SyntaxVersion): { name: string; path?: string[]; query?: Body } {

@@ -87,7 +87,11 @@ todo_test_later if {
 `,
   );
   expect(await main(["rego", "test", path.join(sb.dir, "p")])).toBe(1);
-  expect(sb.out).toContain(`FAIL ${testFile}:9: data.authz_test.test_wrongly_expects_allow: undefined`);
+  const fail = sb.out.findIndex((l) => l.startsWith(`FAIL ${testFile}:9: data.authz_test.test_wrongly_expects_allow: undefined (`));
+  expect(fail).toBeGreaterThanOrEqual(0);
+  // The failing expression, with its file:row.
+  expect(sb.out.slice(fail + 1, fail + 3)).toEqual([`  ${testFile}:10:`, '    authz.allow with input as {"user": "bob"} with data.authz.admins as ["alice"]']);
+  expect(sb.out).toContain(`SKIP ${testFile}:13: data.authz_test.todo_test_later`);
   expect(sb.out[sb.out.length - 1]).toBe("1 passed, 1 failed, 1 skipped");
 });
 
