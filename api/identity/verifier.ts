@@ -7,12 +7,16 @@
  *   const verify = await createVerifier(config);
  *   const sub = await verify(token); // throws TokenError
  *
- * Verified tokens are remembered (by their exact bytes) for at most
- * `cacheTtlSec` (default 60 s) and never beyond their own `exp`: an ECDSA
- * verification costs ~0.3 ms, more than the rest of a request. Identical
- * bytes verify identically; the only thing the cache delays is a key
- * removed from a JWKS (at most cacheTtlSec). Account status is still read
- * from the users table on every request.
+ * Verified tokens are remembered (./token-cache.ts: by the SHA-256 of the
+ * whole token, bounded in entries and bytes) for at most `cacheTtlSec`
+ * (default 60 s) and never beyond their own `exp`: an ECDSA verification
+ * costs ~0.3 ms, more than the rest of a request. Identical bytes verify
+ * identically as long as the keys do, so the cache is flushed whenever the
+ * key set changes (checked after every verification, which is when jose
+ * refetches a remote set), and a remote set older than jose's cache max age
+ * (10 min) is never vouched for from the cache: the next request verifies,
+ * which refetches it. Account status is still read from the users table on
+ * every request.
  *
  * What a forged token can cost (CPU is the resource an attacker with
  * invalid tokens can burn; api/middleware/authenticate.ts explains why no
@@ -30,10 +34,10 @@
  * - so only a NEW, well-formed, unexpired, correctly addressed token reaches
  *   a signature check: at most one verification per such request.
  */
-import { createHash } from "node:crypto";
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import type { IdentityConfig } from "../../config";
 import { loadOrCreateDevKeys } from "./keys";
+import { digestOf, VerifiedTokenCache } from "./token-cache";
 
 export class TokenError extends Error {
   /** jose's code (ERR_JWT_EXPIRED, ERR_JWS_SIGNATURE_VERIFICATION_FAILED, ...) or our own. */
@@ -69,28 +73,44 @@ export function tokenFailureClass(err: unknown): string {
   return (typeof code === "string" && FAILURE_CLASSES[code]) || "invalid";
 }
 
-const MAX_CACHED = 10_000;
+/** Forged-token digests remembered at most (each a fixed ~100 bytes, so entries bound bytes too). */
+const MAX_FORGED = 10_000;
 
 /** The identity settings; cacheTtlSec optional here (default 60 s) for callers outside the service. */
 export type VerifierConfig = Omit<IdentityConfig, "cacheTtlSec"> & { cacheTtlSec?: number };
 
+/** The key set a verifier checks signatures against; jose's remote sets also say whether they are fresh and what they hold. */
+type KeySet = JWTVerifyGetKey & { fresh?: boolean; jwks?: () => JSONWebKeySet | undefined };
+
 export async function createVerifier(config: VerifierConfig, now: () => number = Date.now): Promise<TokenVerifier> {
-  const keys: JWTVerifyGetKey = config.jwksUrl
+  const keys: KeySet = config.jwksUrl
     ? createRemoteJWKSet(new URL(config.jwksUrl))
     : createLocalJWKSet((await loadOrCreateDevKeys(config.devKeyFile)).publicJwks);
   const ttlMs = (config.cacheTtlSec ?? 60) * 1000;
-  const verified = new Map<string, { sub: string; until: number }>();
+  const verified = new VerifiedTokenCache({ ttlMs }, now);
   /** SHA-256 of tokens whose signature failed -> until when the failure is remembered. */
   const forged = new Map<string, number>();
+  /** The key set both caches were filled under (its JSON text); "" before a remote set is first fetched. */
+  let keySetSeen = keySetText(keys);
+
+  /** Both caches vouch for what the keys said: when the keys change, they start over (only a remote set ever changes). */
+  const noticeKeySet = () => {
+    if (!config.jwksUrl) return;
+    const current = keySetText(keys);
+    if (current === keySetSeen) return;
+    keySetSeen = current;
+    verified.clear();
+    forged.clear();
+  };
 
   return async (token) => {
-    const hit = verified.get(token);
-    if (hit) {
-      if (now() < hit.until) return hit.sub;
-      verified.delete(token);
+    // A remote set past its max age is refetched by the next verification: until then, the cache does not vouch.
+    if (keys.fresh !== false) {
+      const sub = verified.get(token);
+      if (sub !== undefined) return sub;
     }
     precheck(token, config, now());
-    const digest = createHash("sha256").update(token).digest("base64");
+    const digest = digestOf(token);
     const failedUntil = forged.get(digest);
     if (failedUntil !== undefined) {
       if (now() < failedUntil) throw new TokenError("ERR_JWS_SIGNATURE_VERIFICATION_FAILED", "signature verification failed (remembered)");
@@ -105,23 +125,27 @@ export async function createVerifier(config: VerifierConfig, now: () => number =
         requiredClaims: ["sub", "exp"],
         currentDate: new Date(now()),
       });
+      noticeKeySet();
       if (typeof payload.sub !== "string" || payload.sub === "") throw new TokenError("ERR_NO_SUBJECT", "token has no subject");
-      if (ttlMs > 0) {
-        // Oldest first out: Map iteration order is insertion order.
-        if (verified.size >= MAX_CACHED) verified.delete(verified.keys().next().value as string);
-        verified.set(token, { sub: payload.sub, until: Math.min(now() + ttlMs, (payload.exp as number) * 1000) });
-      }
+      verified.set(token, payload.sub, payload.exp as number);
       return payload.sub;
     } catch (err) {
       if (err instanceof TokenError) throw err;
+      noticeKeySet();
       const code = (err as { code?: unknown }).code;
       if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED" && ttlMs > 0) {
-        if (forged.size >= MAX_CACHED) forged.delete(forged.keys().next().value as string);
+        if (forged.size >= MAX_FORGED) forged.delete(forged.keys().next().value as string);
         forged.set(digest, now() + ttlMs);
       }
       throw new TokenError(typeof code === "string" ? code : "ERR_TOKEN_INVALID", err instanceof Error ? err.message : String(err));
     }
   };
+}
+
+/** What a key set holds, as text ("" for a remote set not fetched yet): compared to notice a rotation. */
+function keySetText(keys: KeySet): string {
+  const set = keys.jwks?.();
+  return set === undefined ? "" : JSON.stringify(set);
 }
 
 /**
