@@ -6,6 +6,7 @@
  *   serve                                   the HTTP API
  *   token <user-id>                         a development bearer token
  *   events                                  read the security events (auditors)
+ *   audit                                   the auditor's report: decisions and security events over a period
  *   inventory                               the route inventory: every route and version accounted for
  *   versions                                the version lifecycle table, from measured facts
  *   matrix --base-url <url>                 run the authorization matrix against an instance
@@ -14,6 +15,7 @@
  * Later issues add their commands here. Every command returns its exit code.
  */
 import { UsageError } from "./args";
+import { auditCommand, AUDIT_USAGE } from "./audit";
 import { dbCommand, DB_USAGE } from "./db";
 import { decisionsCommand, DECISIONS_USAGE } from "./decisions";
 import { eventsCommand, EVENTS_USAGE } from "./events";
@@ -29,6 +31,7 @@ const USAGES: Record<string, string[]> = {
   rego: Object.values(REGO_USAGES),
   decisions: [DECISIONS_USAGE],
   events: [EVENTS_USAGE],
+  audit: [AUDIT_USAGE],
   inventory: [INVENTORY_USAGE],
   matrix: [MATRIX_USAGE],
   serve: [SERVE_USAGE],
@@ -75,6 +78,8 @@ export async function main(argv: string[]): Promise<number> {
         return await tokenCommand(rest);
       case "events":
         return await eventsCommand(rest);
+      case "audit":
+        return await auditCommand(rest);
       case "inventory":
         return await inventoryCommand(rest);
       case "versions":
