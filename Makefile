@@ -69,7 +69,7 @@ test: build browser lint
 	npx tsc --noEmit -p tsconfig.json
 	$(PG_SERVICE) start && $(REDIS_SERVICE) start && $(NGINX_SERVICE) start && npx jest; status=$$?; \
 	  $(NGINX_SERVICE) stop; $(REDIS_SERVICE) stop; $(PG_SERVICE) stop; exit $$status
-	$(PORTCULLIS) rego test rego/
+	$(PORTCULLIS) rego test --coverage --threshold 95 rego/
 	$(PORTCULLIS) inventory --check
 
 conformance: build

@@ -27,8 +27,12 @@ export function tally(results: TestResult[]): Tally {
     if (r.outcome === "skip") t.skipped++;
     else if (r.outcome === "error") t.failed++;
     else if (r.subResults && r.subResults.size > 0) {
-      for (const [, sr] of leaves(r.subResults, [])) sr.fail ? t.failed++ : t.passed++;
-    } else r.outcome === "pass" ? t.passed++ : t.failed++;
+      for (const [, sr] of leaves(r.subResults, [])) {
+        if (sr.fail) t.failed++;
+        else t.passed++;
+      }
+    } else if (r.outcome === "pass") t.passed++;
+    else t.failed++;
   }
   return t;
 }

@@ -119,19 +119,17 @@ export class TestRunner {
     if (first.outcome !== "pass") return first;
     const goalNs = 1e9;
     let n = 1;
-    let totalNs = 0;
     for (;;) {
       const start = process.hrtime.bigint();
       for (let i = 0; i < n; i++) {
         this.clock.tick();
         this.policy.evaluate(undefined, test.entrypoint);
       }
-      totalNs = Number(process.hrtime.bigint() - start);
-      if (totalNs >= goalNs || n >= 1e9) break;
+      const totalNs = Number(process.hrtime.bigint() - start);
+      if (totalNs >= goalNs || n >= 1e9) return { ...first, bench: { n, totalNs } };
       const predicted = totalNs === 0 ? n * 100 : Math.ceil((goalNs * 1.2 * n) / totalNs);
       n = Math.max(n + 1, Math.min(predicted, n * 100));
     }
-    return { ...first, bench: { n, totalNs } };
   }
 }
 
