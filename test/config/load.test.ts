@@ -193,3 +193,18 @@ test("the scale-out stores: PostgreSQL and Redis URLs, checked without ever repe
   }
   expect(maskUrlPassword("postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis")).toBe("postgres://portcullis_app:***@127.0.0.1:5432/portcullis");
 });
+
+test("Redis' stance and bounds: insurance, 250 ms per command, 5 s to connect by default; anything else named", () => {
+  expect(loadConfig({ env: {} }).redis).toEqual({ onFailure: "insurance", commandTimeoutMs: 250, connectTimeoutMs: 5000, keyPrefix: "portcullis:rl" });
+  const set = loadConfig({ env: { PORTCULLIS_REDIS_ON_FAILURE: "refuse", PORTCULLIS_REDIS_COMMAND_TIMEOUT_MS: "50", PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS: "1000", PORTCULLIS_REDIS_KEY_PREFIX: "staging:rl" } });
+  expect(set.redis).toEqual({ onFailure: "refuse", commandTimeoutMs: 50, connectTimeoutMs: 1000, keyPrefix: "staging:rl" });
+  for (const [name, value, code] of [
+    ["PORTCULLIS_REDIS_ON_FAILURE", "fail-open", "CONFIG_INVALID_CHOICE"],
+    ["PORTCULLIS_REDIS_COMMAND_TIMEOUT_MS", "0", "CONFIG_INVALID_NUMBER"],
+    ["PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS", "5s", "CONFIG_INVALID_NUMBER"],
+  ]) {
+    expect(() => loadConfig({ env: { [name]: value } })).toThrow(expect.objectContaining({ code, setting: name }));
+  }
+  // An empty prefix would put the budgets among other applications' keys.
+  expect(() => resolveConfig({ redis: { keyPrefix: "" } })).toThrow(expect.objectContaining({ code: "CONFIG_MISSING", setting: "redis.keyPrefix" }));
+});
