@@ -8,9 +8,11 @@
  *   // impl.mjs: named exports (string export names may hold dots) and/or a default object
  *   export default { "scanner.result": (status) => ({ status }) };
  *
- * Declarations: entries whose name the compiler already knows (a full
- * `opa capabilities` file lists every standard builtin) are OPA's own and
- * stay the compiler's; the others become host builtins of the compilation
+ * As in OPA, the file says which builtins a policy may call at all: a call
+ * to one it does not list is `rego_type_error: undefined function` (start
+ * from `opa capabilities --current` and add yours; leave `http.send` out to
+ * keep it out of the policies). Entries whose name the compiler knows are
+ * OPA's own and stay the compiler's; the others become host builtins of the compilation
  * (compile()'s `hostBuiltins`), checked for arity and literal operand types,
  * and dispatched by the module through `opa_builtinN` to the host, beside
  * the PDP's own host builtins (EvaluationClock), exactly as the PDP loads a
@@ -39,6 +41,8 @@ export const CUSTOM_BUILTIN_FLAGS = { "--capabilities": "capabilities", "--built
 export interface CustomBuiltins {
   /** Custom builtins the capabilities file declares (compile()'s `hostBuiltins`). */
   decls: HostBuiltinDecl[];
+  /** Every builtin name the capabilities file lists (compile()'s `capabilities`); undefined without one. */
+  capabilities?: string[];
   /** Their implementations, by name. */
   impls: Map<string, BuiltinImpl>;
   capabilitiesFile?: string;
@@ -53,7 +57,7 @@ export async function customBuiltins(args: ParsedArgs): Promise<CustomBuiltins> 
   const capabilitiesFile = one(args, "capabilities");
   const builtinsFile = one(args, "builtins");
   if (builtinsFile && !capabilitiesFile) throw new UsageError("--builtins needs --capabilities declaring the builtins it implements");
-  const decls = capabilitiesFile ? readCapabilities(capabilitiesFile) : [];
+  const { decls, names } = capabilitiesFile ? readCapabilities(capabilitiesFile) : { decls: [], names: undefined };
   const impls = builtinsFile ? await readImplementations(builtinsFile) : new Map<string, BuiltinImpl>();
   const declared = new Set(decls.map((d) => d.name));
   for (const name of impls.keys()) {
@@ -62,11 +66,11 @@ export async function customBuiltins(args: ParsedArgs): Promise<CustomBuiltins> 
       throw new Error(`${builtinsFile}: implements ${JSON.stringify(name)}: ${why}`);
     }
   }
-  return { decls, impls, capabilitiesFile, builtinsFile };
+  return { decls, capabilities: names, impls, capabilitiesFile, builtinsFile };
 }
 
-/** The custom builtins an OPA capabilities file declares. */
-export function readCapabilities(file: string): HostBuiltinDecl[] {
+/** The builtin names an OPA capabilities file lists, and the custom builtins among them. */
+export function readCapabilities(file: string): { decls: HostBuiltinDecl[]; names: string[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -78,10 +82,12 @@ export function readCapabilities(file: string): HostBuiltinDecl[] {
     throw new Error(`${file}: not an OPA capabilities file (an object with a "builtins" array)`);
   }
   const out: HostBuiltinDecl[] = [];
+  const names: string[] = [];
   builtins.forEach((entry: unknown, i) => {
     const where = `${file}: builtins[${i}]`;
     const { name, decl, nondeterministic } = (entry ?? {}) as { name?: unknown; decl?: { type?: unknown; args?: unknown; variadic?: unknown }; nondeterministic?: unknown };
     if (typeof name !== "string") throw new Error(`${where}: "name" must be a string`);
+    names.push(name);
     if (lookupBuiltin(name) || COMPILER_NAMES.has(name) || name.startsWith("internal.")) return; // OPA's own: the compiler's
     if (typeof decl !== "object" || decl === null || decl.type !== "function") throw new Error(`${where} (${name}): "decl" must be {"type": "function", "args": [...]}`);
     if (decl.variadic !== undefined) throw new Error(`${where} (${name}): variadic builtins cannot be hosted (the Wasm ABI passes 0 to 4 operands)`);
@@ -92,7 +98,7 @@ export function readCapabilities(file: string): HostBuiltinDecl[] {
     if (badType) throw new Error(`${where} (${name}): ${badType}`);
     out.push({ name, arity: argTypes.length, args: argTypes as DeclaredType[], ...(nondeterministic === true ? { nondeterministic: true } : {}) });
   });
-  return out;
+  return { decls: out, names };
 }
 
 /** The functions a JS module exports by builtin name: named exports, then a default object's entries. */

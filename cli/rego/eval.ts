@@ -51,7 +51,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
 /** The sources (and their data.json files) compiled with the entrypoint, as `rego build` would. */
 function compileSources(paths: string[], entrypoint: string, regoVersion: "v0" | "v1", custom: CustomBuiltins): { wasm: Uint8Array; data: unknown; used: string[] } {
   const { sources, data } = collectPolicyInputs(paths);
-  const { wasm, policy } = compile(sources, { entrypoints: [entrypoint], regoVersion, hostBuiltins: custom.decls });
+  const { wasm, policy } = compile(sources, { entrypoints: [entrypoint], regoVersion, hostBuiltins: custom.decls, capabilities: custom.capabilities });
   return { wasm, data, used: policy.hostBuiltins.map((b) => b.name) };
 }
 

@@ -43,6 +43,12 @@ export interface CompileOptions {
    */
   hostBuiltins?: HostBuiltinDecl[];
   /**
+   * OPA's capabilities (`--capabilities`): every builtin name the file
+   * lists. When given, a policy may call only these and `hostBuiltins`;
+   * any other builtin is `rego_type_error: undefined function`.
+   */
+  capabilities?: string[];
+  /**
    * The syntax of files that do not say (SourceFile.regoVersion): "v1" by
    * default, "v0" as OPA 1.x's `--v0-compatible`. Also the syntax of query
    * entrypoints. A v0 file importing `rego.v1` follows v1's rules too.
@@ -72,9 +78,9 @@ export function compile(sources: SourceFile[], options: CompileOptions): Compile
 }
 
 /** The catalogue a compilation with these options parses and checks against. */
-export function catalogueFor(options: Pick<CompileOptions, "hostBuiltins" | "instrument">): Catalogue {
+export function catalogueFor(options: Pick<CompileOptions, "hostBuiltins" | "instrument" | "capabilities">): Catalogue {
   const probe: HostBuiltinDecl[] = options.instrument ? [{ name: PROBE_BUILTIN, arity: 1 }] : [];
-  return new Catalogue([...(options.hostBuiltins ?? []), ...probe]);
+  return new Catalogue([...(options.hostBuiltins ?? []), ...probe], options.capabilities && new Set(options.capabilities));
 }
 
 /** The stages after parsing, for callers that prepare the parsed modules first (`rego test`). */

@@ -3,7 +3,8 @@
  * capabilities JSON) declares them, `--builtins impl.mjs` implements them.
  * The fixture folder (test/fixtures/custom-builtins) is a policy and its
  * _test.rego calling a scanner's result constructor and a Regal-style
- * namespaced builtin.
+ * namespaced builtin; its caps.json lists the standard builtins it uses too
+ * (a capabilities file says which builtins a policy may call at all).
  *
  * Loading an ES module needs Node's own import(), which Jest's module system
  * does not offer: the commands that take `--builtins` run the real CLI from
@@ -126,4 +127,16 @@ test("a capabilities file that is not one is refused, naming the file and entry"
   const notCaps = sb.write("n.json", "[]");
   expect(await build(notCaps)).toBe(1);
   expect(sb.out.join("\n")).toContain(`${notCaps}: not an OPA capabilities file`);
+});
+
+test("the capabilities say which builtins a policy may call at all, as OPA's do", async () => {
+  sb.write("p/p.rego", 'package p\n\nx := upper("a")\n\ny := http.send({"method": "get", "url": "http://127.0.0.1:1"})\n\nz := count([1])\n');
+  const build = (extra: string[]) => main(["rego", "build", ...extra, "-e", "p/z", "-o", path.join(sb.dir, "b.tar.gz"), path.join(sb.dir, "p")]);
+  expect(await build(["--capabilities", CAPS])).toBe(1);
+  const out = sb.out.join("\n");
+  expect(out).toContain("p.rego:3:6: rego_type_error: undefined function upper");
+  expect(out).toContain("p.rego:5:6: rego_type_error: undefined function http.send");
+  expect(out).not.toContain("count");
+  sb.out = [];
+  expect(await build([])).toBe(0); // without --capabilities: every builtin the compiler knows
 });

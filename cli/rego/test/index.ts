@@ -48,7 +48,7 @@ export async function testCommand(argv: string[]): Promise<number> {
   const custom = await customBuiltins(args);
   const regoVersion = syntaxVersion(args);
   const hostBuiltins: HostBuiltinDecl[] = [...custom.decls, { name: TEST_CASE_BUILTIN, arity: 1 }];
-  const catalogue = catalogueFor({ hostBuiltins, instrument: true });
+  const catalogue = catalogueFor({ hostBuiltins, instrument: true, capabilities: custom.capabilities });
   const modules: Module[] = sources.map((s) => parseModule(s.source, s.file, catalogue, s.regoVersion ?? regoVersion));
   const tests = prepareTests(modules).filter((t) => !filter || filter.test(`${t.pkg}.${t.name}`));
   const runnable = tests.filter((t) => !t.skip);
@@ -59,7 +59,7 @@ export async function testCommand(argv: string[]): Promise<number> {
   if (runnable.length === 0) {
     results = tests.map((test) => ({ test, outcome: "skip", durationNs: 0 }));
   } else {
-    const compiled = compileModules(modules, { entrypoints: runnable.map((t) => t.entrypoint), regoVersion, hostBuiltins, instrument: !bench });
+    const compiled = compileModules(modules, { entrypoints: runnable.map((t) => t.entrypoint), regoVersion, hostBuiltins, capabilities: custom.capabilities, instrument: !bench });
     probes = compiled.probes;
     const clock = new EvaluationClock();
     const builtins = {

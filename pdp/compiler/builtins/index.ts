@@ -62,7 +62,16 @@ export class Catalogue {
    * reuse a catalogue name (the meaning of `count` must not depend on who
    * hosts the policy); bad declarations throw, naming the option.
    */
-  constructor(host: readonly HostBuiltinDecl[] = []) {
+  /**
+   * `allowed`: OPA's capabilities, when the caller gives them: the builtins
+   * a policy may call are those listed and the host's declarations; any
+   * other call is an undefined function, as in OPA (so a capabilities file
+   * without `http.send` keeps it out of every policy compiled with it).
+   */
+  constructor(
+    host: readonly HostBuiltinDecl[] = [],
+    private readonly allowed?: ReadonlySet<string>,
+  ) {
     for (const h of host) {
       const where = `hostBuiltins: ${JSON.stringify(h.name)}`;
       if (typeof h.name !== "string" || !NAME.test(h.name)) throw new Error(`${where} is not a builtin name (dotted identifiers)`);
@@ -82,6 +91,11 @@ export class Catalogue {
 
   lookup(name: string): BuiltinSpec | undefined {
     return BUILTINS.get(name) ?? this.extra.get(name);
+  }
+
+  /** Whether a policy may call `name` as written (see `allowed`). */
+  permits(name: string): boolean {
+    return !this.allowed || this.allowed.has(name) || this.extra.has(name);
   }
 }
 

@@ -21,6 +21,8 @@ import { termVars } from "./vars";
 
 /** Builtins handled by the compiler itself rather than the catalogue. */
 const SPECIAL_CALLS = new Set(["print"]);
+/** Calls every policy may make whatever the capabilities say: the compiler itself handles them. */
+const COMPILER_CALLS = new Set(["print", "eq", "assign"]);
 
 export class Scope {
   readonly names = new Map<string, string>();
@@ -258,6 +260,11 @@ function resolveCall(env: ResolveEnv, t: CallTerm, scope: Scope): Term {
   const name = twin ?? written;
   if (name === null || !(SPECIAL_CALLS.has(name) || env.program.builtins.lookup(name) || name === "eq" || name === "assign")) {
     env.errors.push(new CompileError("rego_type_error", `undefined function ${name ?? "call"}`, t.loc));
+    return { ...t, op, args };
+  }
+  // Capabilities (OPA's --capabilities) name what a policy may call; v0's deprecated names count as written.
+  if (!COMPILER_CALLS.has(name) && !env.program.builtins.permits(name) && !(written !== null && env.program.builtins.permits(written))) {
+    env.errors.push(new CompileError("rego_type_error", `undefined function ${name}`, t.loc));
     return { ...t, op, args };
   }
   const spec = env.program.builtins.lookup(name);
