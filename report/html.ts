@@ -40,7 +40,7 @@ svg text{fill:#1f2933}
 table{border-collapse:collapse;width:100%;margin:.5em 0 1em}
 th,td{border:1px solid #cfd8dc;padding:3px 6px;text-align:left;vertical-align:top;font-size:13px}
 th{background:#eceff1}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-code{font-size:12px}td code{word-break:break-all}small{color:#52606d}
+code{font-size:12px}td code{overflow-wrap:anywhere}small{color:#52606d}
 .empty{color:#52606d;font-style:italic}
 .note{background:#fff8e1;border-left:4px solid ${COLORS.warn};padding:.4em .8em;margin:.6em 0}
 @media print{

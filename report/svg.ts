@@ -48,10 +48,11 @@ export function columns(id: string, buckets: Array<{ label: string; short?: stri
 }
 
 /** Horizontal bars, largest first as given, each labelled with its value. */
-export function hbars(id: string, rows: Array<{ label: string; value: number; title?: string }>, color: string): string {
+export function hbars(id: string, rows: Array<{ label: string; value: number; title?: string; color?: string }>, color: string): string {
   if (rows.length === 0) return `<p class="empty" id="${esc(id)}">none</p>`;
-  // ~6.5 px per character at 11 px: wide enough that no label runs off the left edge.
-  const labelWidth = Math.min(280, 14 + Math.max(...rows.map((r) => r.label.length)) * 6.5);
+  // ~7 px per character at 11 px: wide enough that no label runs off the left edge.
+  const chars = Math.min(38, Math.max(...rows.map((r) => r.label.length)));
+  const labelWidth = 14 + chars * 7.2;
   const width = 560, row = 22;
   const height = rows.length * row + 6;
   const max = Math.max(1, ...rows.map((r) => r.value));
@@ -60,8 +61,8 @@ export function hbars(id: string, rows: Array<{ label: string; value: number; ti
     const w = Math.max(1, (span * r.value) / max);
     const y = 3 + i * row;
     return `<g data-label="${esc(r.label)}" data-value="${r.value}"><title>${esc(r.title ?? `${r.label}: ${r.value}`)}</title>` +
-      `<text x="${labelWidth - 6}" y="${y + 14}" text-anchor="end">${esc(clip(r.label, Math.floor((labelWidth - 14) / 7.2)))}</text>` +
-      `<rect x="${labelWidth}" y="${y + 2}" width="${w.toFixed(1)}" height="${row - 6}" fill="${color}"/>` +
+      `<text x="${labelWidth - 6}" y="${y + 14}" text-anchor="end">${esc(clip(r.label, chars))}</text>` +
+      `<rect x="${labelWidth}" y="${y + 2}" width="${w.toFixed(1)}" height="${row - 6}" fill="${r.color ?? color}"/>` +
       `<text x="${(labelWidth + w + 5).toFixed(1)}" y="${y + 14}">${r.value}</text></g>`;
   });
   return `<svg id="${esc(id)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(id)}" xmlns="http://www.w3.org/2000/svg">${bars.join("")}</svg>`;

@@ -33,15 +33,15 @@ export function dumpDom(file: string): string {
  * at one level, so a report page, which has nothing to say on the console,
  * must produce none).
  */
-export function loadPage(file: string): { dom: string; console: string[] } {
-  const { stdout, stderr } = chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", `file://${path.resolve(file)}`]);
+export function loadPage(file: string, hash = ""): { dom: string; console: string[] } {
+  const { stdout, stderr } = chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", `file://${path.resolve(file)}${hash}`]);
   const console = stderr.split("\n").filter((line) => /:CONSOLE[:(]\d+/.test(line));
   return { dom: stdout, console };
 }
 
 /** A PNG of the page as a 1280-pixel-wide window shows it (height: how much of the page). */
-export function screenshot(file: string, png: string, height = 2400): string {
-  chromium([`--screenshot=${path.resolve(png)}`, `--window-size=1280,${height}`, "--hide-scrollbars", `file://${path.resolve(file)}`]);
+export function screenshot(file: string, png: string, height = 2400, hash = ""): string {
+  chromium([`--screenshot=${path.resolve(png)}`, `--window-size=1280,${height}`, "--hide-scrollbars", `file://${path.resolve(file)}${hash}`]);
   return png;
 }
 
