@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run lint test conformance bench bench-pdp bench-api bench-peers bench-rules bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop
+.PHONY: all install build run lint test conformance bench bench-pdp bench-api bench-peers bench-rules bench-rss bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop
 
 all: build
 
@@ -93,6 +93,10 @@ bench-peers: build
 # Decision time for a route table written as 10, 100 and 1,000 rules (does rule count matter?).
 bench-rules: build
 	$(SERVICE_NODE) dist/bench/rule-index.bench.js
+
+# RSS of the full service sampled under a 10-minute mixed load (after a 1-minute warm-up).
+bench-rss: build
+	$(SERVICE_NODE) dist/bench/rss.bench.js
 
 # Where one evaluation's time goes, for the real policy (see the file's header for --baseline and --cpu-loop).
 bench-eval: build
