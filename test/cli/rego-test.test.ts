@@ -203,7 +203,26 @@ test_alice if p.allow with input.user as "alice"
   expect(await main(["rego", "test", "--coverage", suite()])).toBe(1);
   expect(sb.out.some((l) => l.startsWith("FAIL "))).toBe(true);
   expect(sb.out.join("\n")).not.toContain('"files"');
-  expect(await main(["rego", "test", "--threshold", "40", suite()])).toBe(2);
+  // As in OPA, a threshold alone asks for coverage.
+  sb.out = [];
+  expect(await main(["rego", "test", "--threshold", "40", suite(tests)])).toBe(0);
+  expect(JSON.parse(sb.out.filter((l) => !l.includes("passed")).join("\n")).coverage).toBe(42.85);
+  expect(await main(["rego", "test", "--coverage", "--threshold", "101", suite(tests)])).toBe(2);
+});
+
+test("skipped tests fail the run as in OPA, unless -z (--exit-zero-on-skipped)", async () => {
+  const tests = `package p_test
+
+import data.p
+
+test_alice if p.allow with input.user as "alice"
+
+todo_test_later if false
+`;
+  expect(await main(["rego", "test", suite(tests)])).toBe(1);
+  expect(sb.out.at(-1)).toBe("1 passed, 0 failed, 1 skipped");
+  expect(await main(["rego", "test", "-z", suite(tests)])).toBe(0);
+  expect(await main(["rego", "test", "--exit-zero-on-skipped", "--coverage", suite(tests)])).toBe(0);
 });
 
 test("the bundle rego build writes carries no probes: instrumentation is for test compilations only", async () => {

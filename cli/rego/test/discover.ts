@@ -52,7 +52,8 @@ export function prepareTests(modules: Module[]): TestRule[] {
       const count = seen.get(key) ?? 0;
       seen.set(key, count + 1);
       if (count > 0 && !skip) renameLast(rule, prefix.length, `${prefix[prefix.length - 1]}#${String(count).padStart(2, "0")}`);
-      const names = groundPrefix(rule);
+      // The test is the document at its name: a constant tail (`test_x["a"]`) is a case, as in OPA.
+      const names = groundPrefix(rule).slice(0, prefix.length);
       const parameterized = rule.head.ref.length > prefix.length;
       if (parameterized && !skip) injectTestCase(rule, prefix.length);
       out.push({

@@ -4,8 +4,11 @@
  * evaluated through @open-policy-agent/opa-wasm with the host builtins the
  * PDP gives a policy (plus --capabilities / --builtins ones).
  *
- *   rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench]
- *             [--coverage [--threshold N]] [--v0-compatible] <files or dirs>
+ *   rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench] [-z]
+ *             [--coverage] [--threshold N] [--v0-compatible] <files or dirs>
+ *
+ * Exit 0 when every test passed and none was skipped (`-z`: skipped ones
+ * allowed), 1 otherwise or below the coverage threshold, 2 on a usage error.
  *
  * Tests run on an instrumented compilation (pdp/compiler/instrument.ts):
  * that is what reports coverage, the failing expression and timeouts; the
@@ -27,7 +30,10 @@ import { TestRunner, type TestResult } from "./run";
 
 export async function testCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    switches: { "-v": "verbose", "--verbose": "verbose", "--v0-compatible": "v0", "--bench": "bench", "--coverage": "coverage", "-c": "coverage" },
+    switches: {
+      "-v": "verbose", "--verbose": "verbose", "--v0-compatible": "v0", "--bench": "bench", "--coverage": "coverage", "-c": "coverage",
+      "--exit-zero-on-skipped": "skipZero", "-z": "skipZero",
+    },
     values: {
       "--max-memory-pages": "maxMemoryPages", "-r": "run", "--run": "run", "--format": "format", "-f": "format",
       "--timeout": "timeout", "--threshold": "threshold", ...CUSTOM_BUILTIN_FLAGS,
@@ -36,11 +42,12 @@ export async function testCommand(argv: string[]): Promise<number> {
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
   const verbose = args.switches.has("verbose");
   const bench = args.switches.has("bench");
-  const coverage = args.switches.has("coverage");
+  const threshold = thresholdOf(args);
+  // As in OPA, a threshold above 0 asks for coverage.
+  const coverage = args.switches.has("coverage") || (threshold ?? 0) > 0;
   const format = one(args, "format") ?? "pretty";
   if (format !== "pretty" && format !== "json") throw new UsageError(`--format must be pretty or json, got ${format}`);
   if (bench && coverage) throw new UsageError("--bench and --coverage cannot be combined (a benchmark runs the uninstrumented policy)");
-  const threshold = thresholdOf(args, coverage);
   const filter = filterOf(one(args, "run"));
   const timeoutNs = durationNs(one(args, "timeout") ?? (bench ? "30s" : "5s"));
 
@@ -72,15 +79,16 @@ export async function testCommand(argv: string[]): Promise<number> {
   }
 
   const counts = tally(results);
-  const ok = counts.failed === 0;
+  // OPA exits non-zero on skipped tests too, unless told not to (-z).
+  const ok = counts.failed === 0 && (counts.skipped === 0 || args.switches.has("skipZero"));
   const sourceLine = (file: string, row: number) => modules.find((m) => m.file === file)?.source.split("\n")[row - 1];
   if (format === "json" && !coverage) {
     console.log(JSON.stringify(jsonResults(results), null, 2));
     return ok ? 0 : 1;
   }
   if (coverage) {
-    // OPA prints the coverage report alone, and only when every test passed.
-    if (!ok) {
+    // OPA prints the coverage report alone, and only when no test failed.
+    if (counts.failed > 0) {
       for (const line of prettyLines(results.filter((r) => r.outcome === "fail" || r.outcome === "error"), verbose, sourceLine)) console.log(line);
       console.error(summaryLine(counts));
       return 1;
@@ -92,17 +100,16 @@ export async function testCommand(argv: string[]): Promise<number> {
       console.error(`Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}`);
       return 1;
     }
-    return 0;
+    return ok ? 0 : 1;
   }
   for (const line of prettyLines(results, verbose, sourceLine)) console.log(line);
   console.log(summaryLine(counts));
   return ok ? 0 : 1;
 }
 
-function thresholdOf(args: ReturnType<typeof parseArgs>, coverage: boolean): number | undefined {
+function thresholdOf(args: ReturnType<typeof parseArgs>): number | undefined {
   const text = one(args, "threshold");
   if (text === undefined) return undefined;
-  if (!coverage) throw new UsageError("--threshold needs --coverage");
   const n = Number(text);
   if (text.trim() === "" || !Number.isFinite(n) || n < 0 || n > 100) throw new UsageError(`--threshold must be a percentage from 0 to 100, got ${text}`);
   return n;
