@@ -232,3 +232,33 @@ test("the bundle rego build writes carries no probes: instrumentation is for tes
   const wasm = readBundle(fs.readFileSync(bundle)).wasm;
   expect(Buffer.from(wasm).includes(Buffer.from("internal.probe"))).toBe(false);
 });
+
+test("print() output is the test's: under a failing test (all with -v), base64 in JSON, never mixed into a report", async () => {
+  const tests = `package p_test
+
+import data.p
+
+test_prints_and_fails if {
+	print("checking", input.user)
+	p.allow with input.user as "bob"
+}
+
+test_prints_and_passes if {
+	print("fine")
+}
+`;
+  expect(await main(["rego", "test", suite(tests)])).toBe(1);
+  const fail = sb.out.findIndex((l) => l.startsWith("FAIL ") && l.includes("test_prints_and_fails"));
+  expect(sb.out.slice(fail + 3)).toContain("  | checking <undefined>");
+  expect(sb.out).not.toContain("  | fine");
+
+  sb.out = [];
+  expect(await main(["rego", "test", "--format", "json", suite(tests)])).toBe(1);
+  const results = JSON.parse(sb.out.join("\n")) as Array<{ name: string; output?: string }>;
+  expect(Buffer.from(results[0]!.output!, "base64").toString()).toBe("checking <undefined>\n");
+  expect(Buffer.from(results[1]!.output!, "base64").toString()).toBe("fine\n");
+
+  sb.out = [];
+  expect(await main(["rego", "test", "--coverage", "-r", "passes", suite(tests)])).toBe(0);
+  expect(JSON.parse(sb.out.filter((l) => !l.includes("passed")).join("\n")).files).toBeDefined();
+});

@@ -11,7 +11,7 @@
  *
  * json (`--format json`): OPA's array of results (`location`, `package`,
  * `name`, `fail`/`error`/`skip`, `duration` in ns, `sub_results`,
- * `benchmark_result`), and nothing else on stdout.
+ * `benchmark_result`, `output`: what it printed, base64), and nothing else on stdout.
  */
 import { formatNs, type SubResult, type TestResult } from "./run";
 
@@ -67,6 +67,8 @@ export function prettyLines(results: TestResult[], verbose: boolean, sourceLine:
         if (text !== undefined) out.push(`    ${text.trim()}`);
       }
     }
+    // What the test printed, under a test the report shows (as OPA's pretty reporter does).
+    if (r.output && (verbose || r.outcome !== "pass")) for (const line of r.output.trimEnd().split("\n")) out.push(`  | ${line}`);
     if (r.subResults) {
       for (const [path, sr] of walk(r.subResults, [])) {
         if (sr.fail || verbose) out.push(`${"  ".repeat(path.length)}${sr.name}: ${sr.fail ? "FAIL" : "PASS"}`);
@@ -97,6 +99,7 @@ export function jsonResults(results: TestResult[]): unknown[] {
     ...(r.failedAt ? { failed_at: { location: r.failedAt } } : {}),
     ...(r.subResults && r.subResults.size > 0 ? { sub_results: subResultsJson(r.subResults) } : {}),
     ...(r.bench ? { benchmark_result: { N: r.bench.n, T: r.bench.totalNs } } : {}),
+    ...(r.output ? { output: Buffer.from(r.output).toString("base64") } : {}),
   }));
 }
 

@@ -12,6 +12,10 @@
  *
  * A test passes when its value is `true`; a parameterized one (a partial
  * object) when every case reached has the value `true` (OPA's sub-results).
+ *
+ * `print()` output is the test's own (OPA's `output`): the SDK writes what
+ * the module prints with console.log, its only channel, so console.log is
+ * taken over while a test evaluates, and given back after.
  */
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import type { Probe } from "../../../pdp/compiler";
@@ -35,6 +39,8 @@ export interface TestResult {
   failedAt?: Probe["loc"];
   subResults?: Map<string, SubResult>;
   bench?: { n: number; totalNs: number };
+  /** What the test printed (`print()`), one line per call. */
+  output?: string;
 }
 
 class TestTimeout extends Error {}
@@ -85,28 +91,33 @@ export class TestRunner {
     const start = process.hrtime.bigint();
     const cur: Current = { test, deadline: start + this.timeoutNs, lastExpr: undefined, cases: [] };
     this.current = cur;
+    const printed: string[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => void printed.push(args.join(" "));
     let rs: Array<{ result: unknown }>;
+    const output = () => (printed.length > 0 ? { output: printed.map((l) => `${l}\n`).join("") } : {});
     try {
       this.clock.tick();
       rs = this.policy.evaluate(undefined, test.entrypoint) as Array<{ result: unknown }>;
     } catch (err) {
       const durationNs = Number(process.hrtime.bigint() - start);
       if (err instanceof TestTimeout) {
-        return { test, outcome: "error", durationNs, errorCode: "eval_cancel_error", detail: `timed out after ${formatNs(Number(this.timeoutNs))} (--timeout)` };
+        return { test, outcome: "error", durationNs, errorCode: "eval_cancel_error", detail: `timed out after ${formatNs(Number(this.timeoutNs))} (--timeout)`, ...output() };
       }
-      return { test, outcome: "error", durationNs, errorCode: "eval_error", detail: messageOf(err) };
+      return { test, outcome: "error", durationNs, errorCode: "eval_error", detail: messageOf(err), ...output() };
     } finally {
       this.current = null;
+      console.log = log;
     }
     const durationNs = Number(process.hrtime.bigint() - start);
-    const failed = (detail: string, extra: Partial<TestResult> = {}): TestResult => ({ test, outcome: "fail", durationNs, detail, failedAt: cur.lastExpr?.loc, ...extra });
+    const failed = (detail: string, extra: Partial<TestResult> = {}): TestResult => ({ test, outcome: "fail", durationNs, detail, failedAt: cur.lastExpr?.loc, ...output(), ...extra });
     if (rs.length === 0) return failed("undefined");
     const value = rs[0]!.result;
     if (test.parameterized) {
       const { fail, results } = subResults(value, cur.cases);
-      return fail ? failed("a case failed", { subResults: results }) : { test, outcome: "pass", durationNs, subResults: results };
+      return fail ? failed("a case failed", { subResults: results }) : { test, outcome: "pass", durationNs, subResults: results, ...output() };
     }
-    return value === true ? { test, outcome: "pass", durationNs } : failed(`got ${JSON.stringify(value)}`);
+    return value === true ? { test, outcome: "pass", durationNs, ...output() } : failed(`got ${JSON.stringify(value)}`);
   }
 
   /**
@@ -120,10 +131,16 @@ export class TestRunner {
     const goalNs = 1e9;
     let n = 1;
     for (;;) {
+      const log = console.log;
+      console.log = () => undefined; // print() output was the first run's
       const start = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) {
-        this.clock.tick();
-        this.policy.evaluate(undefined, test.entrypoint);
+      try {
+        for (let i = 0; i < n; i++) {
+          this.clock.tick();
+          this.policy.evaluate(undefined, test.entrypoint);
+        }
+      } finally {
+        console.log = log;
       }
       const totalNs = Number(process.hrtime.bigint() - start);
       if (totalNs >= goalNs || n >= 1e9) return { ...first, bench: { n, totalNs } };
