@@ -35,6 +35,11 @@ export interface PoolOptions {
   url: string;
   /** Connections kept at most (default 10). */
   max?: number;
+  /**
+   * Longest wait for a connection, and for a query's answer measured by the
+   * client (so a server that stopped answering is noticed too); default 10 s.
+   */
+  timeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
@@ -45,7 +50,9 @@ export function createPool(options: PoolOptions): pg.Pool {
     // Named in pg_stat_activity, so an operator can tell the service's connections apart.
     application_name: "portcullis",
     // A statement stuck behind a lock fails after 10 s instead of holding a request forever.
-    statement_timeout: 10_000,
-    connectionTimeoutMillis: 10_000,
+    statement_timeout: options.timeoutMs ?? 10_000,
+    connectionTimeoutMillis: options.timeoutMs ?? 10_000,
+    // Client-side: a connection whose server vanished (no RST) would otherwise wait for TCP to give up.
+    query_timeout: options.timeoutMs === undefined ? undefined : options.timeoutMs + 1000,
   });
 }

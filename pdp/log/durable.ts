@@ -5,7 +5,8 @@
  * changed row without its decision).
  *
  * Where the sinks are (the worker, or the recording thread for the
- * in-thread log), CommitGate commits what the SQLite sink holds at once,
+ * in-thread log), CommitGate commits what the store's sink (SQLite or
+ * PostgreSQL: store-sink.ts) holds at once,
  * and answers ok only when all of it is in the store and no event was
  * dropped since the last ok (a dropped event may be the one asked about:
  * without per-event bookkeeping the answer errs on the side of "not
@@ -19,7 +20,7 @@
  */
 import { DecisionLogError } from "./errors";
 import type { Sink } from "./sink";
-import { SqliteSink } from "./sqlite-sink";
+import { storeOf, type StoreSink } from "./store-sink";
 
 export type CommitVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -27,17 +28,17 @@ export type CommitVerdict = { ok: true } | { ok: false; reason: string };
 export const DEFAULT_COMMIT_TIMEOUT_MS = 5000;
 
 export class CommitGate {
-  private readonly store: SqliteSink | undefined;
+  private readonly store: StoreSink | undefined;
   private droppedAtLastOk = 0;
 
   constructor(sinks: readonly Sink[]) {
-    this.store = sinks.find((s): s is SqliteSink => s instanceof SqliteSink);
+    this.store = storeOf(sinks);
   }
 
-  /** Commits everything the store's sink holds now. Without a SQLite sink there is nothing to wait for. */
-  commit(): CommitVerdict {
+  /** Commits everything the store's sink holds now. Without a store there is nothing to wait for. */
+  async commit(): Promise<CommitVerdict> {
     if (!this.store) return { ok: true };
-    const empty = this.store.commitNow();
+    const empty = await this.store.commitNow();
     const dropped = this.store.stats().dropped;
     const lost = dropped - this.droppedAtLastOk;
     if (!empty) return { ok: false, reason: `the decision store cannot be written: ${this.store.failure()?.message ?? "writes pending"}` };

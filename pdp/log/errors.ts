@@ -19,6 +19,14 @@ export type DecisionLogErrorCode =
   | "sqlite_write_failed"
   /** Writes to SQLite succeed again after failing (not an error: the end of one, with what it cost). */
   | "sqlite_write_recovered"
+  /** Writes to PostgreSQL started failing (once per failing period); the events stay queued, within the buffer's bound. */
+  | "postgres_write_failed"
+  /** Writes to PostgreSQL succeed again after failing. */
+  | "postgres_write_recovered"
+  /** PostgreSQL refused one row for what it holds (a data or constraint error); it is dropped and counted, the rest of its batch is stored. */
+  | "postgres_row_refused"
+  /** The PostgreSQL store cannot be used for the log: another schema version, or a role that could rewrite the trail. */
+  | "log_store_refused"
   /** The run markers (runs.ts) could not be written: a restart may misreport this run. */
   | "log_run_marker_failed"
   /** durable() could not confirm that a decision is stored (store failing, events dropped, worker failed, timeout, closed). */

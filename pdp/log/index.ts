@@ -36,11 +36,14 @@ import { DecisionLogError, messageOf } from "./errors";
 import { packageVersion } from "./event";
 import type { HttpSinkOptions } from "./http-sink";
 import { createLocalDecisionLog } from "./local-log";
-import { beginRun, endRun, type InterruptedRun } from "./runs";
+import type { PgSinkOptions } from "./pg-sink";
+import { beginRun, endRun, PgRun, type InterruptedRun } from "./runs";
 import { DEFAULT_DROP_ENTRYPOINT, DEFAULT_MASK_ENTRYPOINT } from "./mask";
+import type { SinkConfig } from "./pipeline";
 import type { ErrorReporter, SinkStats } from "./sink";
 import type { SqliteSinkOptions } from "./sqlite-sink";
 import { openForAppend } from "./store";
+import { storeStats } from "./store-sink";
 import { createWorkerDecisionLog } from "./worker-log";
 
 export { DEFAULT_DECISIONS_DB } from "./store";
@@ -51,10 +54,16 @@ export type { InterruptedRun } from "./runs";
 export { DEFAULT_BUFFER_LIMIT } from "./sqlite-sink";
 export type { LogEvent } from "./mask";
 export type { SinkStats } from "./sink";
+export { storeStats } from "./store-sink";
 
 export interface DecisionLogOptions {
   /** SQLite file (e.g. DEFAULT_DECISIONS_DB), or its options; absent: no SQLite sink. */
   db?: string | Omit<SqliteSinkOptions, "onError">;
+  /**
+   * The PostgreSQL store instead (shared by every instance; the url is the
+   * service role's, PORTCULLIS_DATABASE_URL): opened by openDecisionLog only.
+   */
+  postgres?: Omit<PgSinkOptions, "onError" | "runId">;
   /** Structured console log: true for stdout, or a stream; absent/false: off. */
   console?: boolean | Writable;
   /** Remote receiver in OPA's upload format; absent: off. */
@@ -131,9 +140,10 @@ export interface ManagedDecisionLog extends LogCore {
   lost(): number;
 }
 
-/** Throws ConfigError (config/) when the options are invalid: before any thread or file is started. */
-export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
+/** What both openers share: checked options, the error reporter, the events' source. */
+function prepare(options: DecisionLogOptions) {
   checkBatching(options.db);
+  checkBatching(options.postgres);
   const onError = safely(options.onError ?? reportToStderr);
   const source = {
     instanceId: options.instanceId ?? randomUUID(),
@@ -141,16 +151,22 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
     labels: options.labels ?? {},
     bundleName: options.bundleName ?? "portcullis",
   };
+  return { onError, source };
+}
+
+/** The in-thread or worker pipeline (index.ts's header says which). */
+function createCore(options: DecisionLogOptions, config: SinkConfig, setup: ReturnType<typeof prepare>): LogCore {
   const maskOptions = {
     maskEntrypoint: options.maskEntrypoint ?? DEFAULT_MASK_ENTRYPOINT,
     dropEntrypoint: options.dropEntrypoint ?? DEFAULT_DROP_ENTRYPOINT,
   };
-  const config = { db: options.db, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
-  const store = options.db === undefined ? undefined : typeof options.db === "string" ? { file: options.db } : options.db;
-  const interruptedRuns = store && store.file !== ":memory:" ? startRun(store, source.instanceId, onError) : [];
   const inWorker = options.worker !== false && !options.remote && (options.console === undefined || typeof options.console === "boolean");
-  const core = inWorker ? createWorkerDecisionLog(config, source, maskOptions, onError) : createLocalDecisionLog(config, source, maskOptions, onError);
-  const lost = (): number => core.stats().internalErrors + (core.stats().sinks.sqlite?.dropped ?? 0);
+  return inWorker ? createWorkerDecisionLog(config, setup.source, maskOptions, setup.onError) : createLocalDecisionLog(config, setup.source, maskOptions, setup.onError);
+}
+
+/** The core with its run markers: `endRun(clean)` records the end (a clean stop only when nothing was lost). */
+function managed(core: LogCore, interruptedRuns: InterruptedRun[], endRun: (clean: { written: number; lost: 0 } | undefined) => Promise<void> | void): ManagedDecisionLog {
+  const lost = (): number => core.stats().internalErrors + (storeStats(core.stats().sinks)?.dropped ?? 0);
   return {
     record: (r) => core.record(r),
     recordOutcome: (o) => core.recordOutcome(o),
@@ -162,19 +178,63 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
     lost,
     async close(): Promise<void> {
       await core.close();
-      if (!store || store.file === ":memory:" || lost() > 0) return; // a run that lost events did not stop cleanly
-      try {
-        const db = openForAppend(store.file, { maxBytes: store.maxBytes });
-        try {
-          endRun(db, source.instanceId, { written: core.stats().sinks.sqlite?.written ?? 0, lost: 0 });
-        } finally {
-          db.close();
-        }
-      } catch (err) {
-        onError(new DecisionLogError("log_run_marker_failed", `clean stop not recorded: ${messageOf(err)}`));
-      }
+      // A run that lost events did not stop cleanly.
+      await endRun(lost() > 0 ? undefined : { written: storeStats(core.stats().sinks)?.written ?? 0, lost: 0 });
     },
   };
+}
+
+/**
+ * The log on a SQLite store (or none). Throws ConfigError (config/) when
+ * the options are invalid: before any thread or file is started. A
+ * PostgreSQL store needs openDecisionLog.
+ */
+export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
+  if (options.postgres !== undefined) throw new DecisionLogError("log_config_invalid", "a PostgreSQL decision store is opened with openDecisionLog (its run markers need the database first)");
+  const setup = prepare(options);
+  const config: SinkConfig = { db: options.db, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
+  const store = options.db === undefined ? undefined : typeof options.db === "string" ? { file: options.db } : options.db;
+  const durableStore = store && store.file !== ":memory:" ? store : undefined;
+  const interruptedRuns = durableStore ? startRun(durableStore, setup.source.instanceId, setup.onError) : [];
+  const core = createCore(options, config, setup);
+  return managed(core, interruptedRuns, (clean) => {
+    if (!durableStore || !clean) return;
+    try {
+      const db = openForAppend(durableStore.file, { maxBytes: durableStore.maxBytes });
+      try {
+        endRun(db, setup.source.instanceId, clean);
+      } finally {
+        db.close();
+      }
+    } catch (err) {
+      setup.onError(new DecisionLogError("log_run_marker_failed", `clean stop not recorded: ${messageOf(err)}`));
+    }
+  });
+}
+
+/**
+ * The log on whichever store the options name: SQLite (as createDecisionLog)
+ * or PostgreSQL (`postgres`), whose store is checked (schema version, a role
+ * that cannot rewrite the trail: DecisionLogError `log_store_refused`) and
+ * whose run is begun (runs.ts PgRun) before any event is taken. Rejects
+ * when the database cannot be reached: an instance does not start without
+ * its audit trail.
+ */
+export async function openDecisionLog(options: DecisionLogOptions = {}): Promise<ManagedDecisionLog> {
+  if (options.postgres === undefined) return createDecisionLog(options);
+  if (options.db !== undefined) throw new DecisionLogError("log_config_invalid", "a decision log has one store: db (SQLite) or postgres, not both");
+  const setup = prepare(options);
+  const runId = setup.source.instanceId;
+  const run = await PgRun.begin(options.postgres.url, { runId, pid: process.pid }, setup.onError);
+  let core: LogCore;
+  try {
+    const config: SinkConfig = { postgres: { ...options.postgres, runId }, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
+    core = createCore(options, config, setup);
+  } catch (err) {
+    await run.end();
+    throw err;
+  }
+  return managed(core, run.interrupted, (clean) => run.end(clean));
 }
 
 /** Records this run's start in the store; a store that cannot take it is reported, not fatal (its writes fail too, and say so). */
@@ -191,7 +251,7 @@ function startRun(store: { file: string; maxBytes?: number }, runId: string, onE
 }
 
 /** Batching that could never drain is refused: a batch of 0 events never empties the queue, so flush() and close() would wait forever. */
-function checkBatching(db: DecisionLogOptions["db"]): void {
+function checkBatching(db: DecisionLogOptions["db"] | DecisionLogOptions["postgres"]): void {
   if (db === undefined || typeof db === "string") return;
   for (const key of ["batchSize", "flushIntervalMs", "bufferLimit"] as const) {
     if (db[key] !== undefined) checkInteger(db[key], `db.${key}`, { min: 1 });

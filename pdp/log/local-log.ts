@@ -19,7 +19,7 @@ import type { MaskOptions } from "./mask";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { ErrorReporter } from "./sink";
 import { outcomeRowOf } from "./store";
-import { SqliteSink } from "./sqlite-sink";
+import { storeOf } from "./store-sink";
 
 /** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
 const MAX_QUEUED = 1000;
@@ -74,7 +74,7 @@ export class RecordQueue {
 export function createLocalDecisionLog(config: SinkConfig, source: EventSource, maskOptions: MaskOptions, onError: ErrorReporter): LogCore {
   const sinks = createSinks(config, onError);
   const gate = new CommitGate(sinks);
-  const store = sinks.find((s): s is SqliteSink => s instanceof SqliteSink);
+  const store = storeOf(sinks);
   let closed = false;
   const processor = new EventProcessor(sinks, maskOptions, onError);
   const counts = processor.counts;
@@ -108,11 +108,11 @@ export function createLocalDecisionLog(config: SinkConfig, source: EventSource, 
       drain();
       await Promise.all(sinks.map((s) => s.flush()));
     },
-    /** Here the commit runs on this thread, synchronously: the caller's turn waits for it. */
+    /** Here the commit runs on this thread: synchronously for SQLite (the caller's turn waits for it), over the network for PostgreSQL. */
     async durable(): Promise<void> {
       if (closed) throw notDurable("the decision log is closed");
       drain();
-      const verdict = gate.commit();
+      const verdict = await gate.commit();
       if (!verdict.ok) throw notDurable(verdict.reason);
     },
     health(): DecisionLogHealth {

@@ -19,6 +19,7 @@ import { DecisionLogError, messageOf } from "./errors";
 import { buildEvent, snapshotOf, type EventSource } from "./event";
 import { HttpSink, type HttpSinkOptions } from "./http-sink";
 import { maskAndDrop, type LogEvent, type MaskOptions } from "./mask";
+import { PgSink, type PgSinkOptions } from "./pg-sink";
 import type { ErrorReporter, Sink } from "./sink";
 import type { OutcomeRow } from "./store";
 import { SqliteSink, type SqliteSinkOptions } from "./sqlite-sink";
@@ -37,23 +38,28 @@ export const zeroCounts = (): LogCounts => ({ logged: 0, droppedByPolicy: 0, fai
 
 export interface SinkConfig {
   db?: string | Omit<SqliteSinkOptions, "onError">;
+  /** The PostgreSQL store instead of `db` (never both: a log has one store). */
+  postgres?: Omit<PgSinkOptions, "onError">;
   console?: boolean | Writable;
   remote?: Omit<HttpSinkOptions, "onError">;
   /** How long durable() waits for the store before it answers "not durable" (durable.ts). */
   commitTimeoutMs?: number;
 }
 
-/** The configured sinks, in order SQLite, console, remote (the remote validates its settings first, so a bad URL never leaves a database handle open). */
+/** The configured sinks, in order store (SQLite or PostgreSQL), console, remote (the remote validates its settings first, so a bad URL never leaves a database handle open). */
 export function createSinks(config: SinkConfig, onError: ErrorReporter): Sink[] {
   const remote = config.remote ? new HttpSink({ ...config.remote, onError }) : undefined;
   const sqlite = config.db === undefined ? undefined : new SqliteSink(typeof config.db === "string" ? { file: config.db, onError } : { ...config.db, onError });
+  const postgres = config.postgres === undefined ? undefined : new PgSink({ ...config.postgres, onError });
   const consoleSink = config.console ? new ConsoleSink(config.console === true ? process.stdout : config.console) : undefined;
-  return [sqlite, consoleSink, remote].filter((s) => s !== undefined);
+  return [sqlite, postgres, consoleSink, remote].filter((s) => s !== undefined);
 }
 
 /** The names createSinks gives the sinks of a configuration, in the same order. */
 export function sinkNames(config: SinkConfig): string[] {
-  return [config.db !== undefined && "sqlite", config.console && "console", config.remote && "http"].filter((n): n is string => typeof n === "string");
+  return [config.db !== undefined && "sqlite", config.postgres !== undefined && "postgres", config.console && "console", config.remote && "http"].filter(
+    (n): n is string => typeof n === "string",
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Reading the SQLite decision log: the filters an auditor needs (actor,
+ * Reading the decision log, on SQLite (queryDecisions) or PostgreSQL
+ * (queryDecisionsPg), with the same statements: the filters an auditor needs (actor,
  * refused only, since a time, HTTP path / route id / decision path, one
  * decision id, test runs), newest first. Each entry joins the policy's
  * decision event with the request's outcome (what the client got), by
@@ -16,6 +17,7 @@
  * decision are then read only as far back as the oldest decision shown.
  */
 import type Database from "better-sqlite3";
+import type pg from "pg";
 import { DecisionLogError } from "./errors";
 import { timestampOf } from "./event";
 import type { LogEvent } from "./mask";
@@ -88,7 +90,20 @@ interface Condition {
   outcomeOnly: string;
 }
 
-export function queryDecisions(db: Database.Database, query: DecisionQuery): DecisionEntry[] {
+/**
+ * The two statements of a query, in ONE text for both stores: named
+ * parameters (`@id`), which SQLite binds as they are and PostgreSQL gets
+ * numbered (positional). `alone(cutoff)` reads the outcomes without a
+ * decision, as far back as the oldest decision the first one returned.
+ */
+interface QueryPlan {
+  decided: string;
+  alone(cutoff: boolean): string;
+  params: Record<string, unknown>;
+  limit: number;
+}
+
+function plan(query: DecisionQuery, outcomes: string): QueryPlan {
   const conditions: Condition[] = [];
   const params: Record<string, unknown> = {};
   const both = (sql: string, outcomeSql = sql): void => void conditions.push({ withDecision: sql, outcomeOnly: outcomeSql });
@@ -122,34 +137,69 @@ export function queryDecisions(db: Database.Database, query: DecisionQuery): Dec
   params.limit = limit;
 
   const outcomeColumns = OUTCOME_COLUMNS.map((c) => `o.${c} AS o_${c}`).join(", ");
-  // A store written before outcomes existed, opened read-only: an empty stand-in with the same columns.
-  const outcomes = hasOutcomes(db) ? "outcomes" : `(SELECT NULL AS seq, NULL AS decision_id, ${OUTCOME_COLUMNS.map((c) => `NULL AS ${c}`).join(", ")} LIMIT 0)`;
   const where = (side: keyof Condition, extra: string[] = []) => {
     const all = [...conditions.map((c) => c[side]), ...extra];
     return all.length > 0 ? ` WHERE ${all.join(" AND ")}` : "";
   };
-  const decided = db
-    .prepare(
+  return {
+    decided:
       "SELECT d.decision_id, d.timestamp, d.path, d.actor_id, d.allowed, d.status, d.reason, d.revision, d.event, " +
-        outcomeColumns +
-        ` FROM decisions d LEFT JOIN ${outcomes} o ON o.decision_id = d.decision_id` +
-        where("withDecision") +
-        " ORDER BY d.timestamp DESC, d.seq DESC LIMIT @limit",
-    )
-    .all(params) as Row[];
-  // Outcomes alone only as far back as the oldest decision shown: older ones cannot make the cut.
-  const cutoff = decided.length === limit ? decided[decided.length - 1].timestamp : undefined;
-  const alone = db
-    .prepare(
+      outcomeColumns +
+      ` FROM decisions d LEFT JOIN ${outcomes} o ON o.decision_id = d.decision_id` +
+      where("withDecision") +
+      " ORDER BY d.timestamp DESC, d.seq DESC LIMIT @limit",
+    alone: (cutoff) =>
       "SELECT o.decision_id, o.timestamp, NULL AS path, NULL AS actor_id, NULL AS allowed, NULL AS status, NULL AS reason, NULL AS revision, NULL AS event, " +
-        outcomeColumns +
-        ` FROM ${outcomes} o` +
-        where("outcomeOnly", ["NOT EXISTS (SELECT 1 FROM decisions d WHERE d.decision_id = o.decision_id)", ...(cutoff ? ["o.timestamp >= @cutoff"] : [])]) +
-        " ORDER BY o.timestamp DESC, o.seq DESC LIMIT @limit",
-    )
-    .all(cutoff ? { ...params, cutoff } : params) as Row[];
+      outcomeColumns +
+      ` FROM ${outcomes} o` +
+      where("outcomeOnly", ["NOT EXISTS (SELECT 1 FROM decisions d WHERE d.decision_id = o.decision_id)", ...(cutoff ? ["o.timestamp >= @cutoff"] : [])]) +
+      " ORDER BY o.timestamp DESC, o.seq DESC LIMIT @limit",
+    params,
+    limit,
+  };
+}
+
+/** The decisions shown, and the cutoff for the outcomes alone (none unless the decisions filled the limit). */
+function cutoffOf(decided: Row[], limit: number): string | undefined {
+  return decided.length === limit ? decided[decided.length - 1].timestamp : undefined;
+}
+
+/** Both lists merged, newest first, cut to the limit. */
+function merge(decided: Row[], alone: Row[], limit: number): DecisionEntry[] {
   const rows = alone.length === 0 ? decided : [...decided, ...alone].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0)).slice(0, limit);
   return rows.map(entryOf);
+}
+
+/** On the SQLite store (store.ts openForRead). */
+export function queryDecisions(db: Database.Database, query: DecisionQuery): DecisionEntry[] {
+  // A store written before outcomes existed, opened read-only: an empty stand-in with the same columns.
+  const outcomes = hasOutcomes(db) ? "outcomes" : `(SELECT NULL AS seq, NULL AS decision_id, ${OUTCOME_COLUMNS.map((c) => `NULL AS ${c}`).join(", ")} LIMIT 0)`;
+  const { decided: decidedSql, alone, params, limit } = plan(query, outcomes);
+  const decided = db.prepare(decidedSql).all(params) as Row[];
+  const cutoff = cutoffOf(decided, limit);
+  const lone = db.prepare(alone(cutoff !== undefined)).all(cutoff !== undefined ? { ...params, cutoff } : params) as Row[];
+  return merge(decided, lone, limit);
+}
+
+/** On the PostgreSQL store (pg-store.ts): the same statements, the same entries. */
+export async function queryDecisionsPg(db: pg.Pool | pg.ClientBase, query: DecisionQuery): Promise<DecisionEntry[]> {
+  const { decided: decidedSql, alone, params, limit } = plan(query, "outcomes");
+  const decided = (await db.query<Row>(positional(decidedSql, params))).rows;
+  const cutoff = cutoffOf(decided, limit);
+  const lone = (await db.query<Row>(positional(alone(cutoff !== undefined), cutoff !== undefined ? { ...params, cutoff } : params))).rows;
+  return merge(decided, lone, limit);
+}
+
+/** `@name` parameters as PostgreSQL's `$n`, numbered in order of first use; values that the text does not use are left out. */
+function positional(text: string, named: Record<string, unknown>): { text: string; values: unknown[] } {
+  const order: string[] = [];
+  const numbered = text.replace(/@(\w+)/g, (_, name: string) => {
+    if (!(name in named)) throw new Error(`query parameter @${name} has no value`);
+    let n = order.indexOf(name);
+    if (n < 0) n = order.push(name) - 1;
+    return `$${n + 1}`;
+  });
+  return { text: numbered, values: order.map((name) => named[name]) };
 }
 
 function hasOutcomes(db: Database.Database): boolean {
@@ -165,7 +215,7 @@ type Row = {
   status: number | null;
   reason: string | null;
   revision: string | null;
-  event: string | null;
+  event: string | LogEvent | null;
 } & Record<`o_${string}`, unknown>;
 
 function entryOf(row: Row): DecisionEntry {
@@ -194,7 +244,8 @@ function entryOf(row: Row): DecisionEntry {
     status: row.status,
     reason: row.reason,
     revision: row.revision,
-    event: row.event === null ? null : (JSON.parse(row.event) as LogEvent),
+    // SQLite holds the JSON text; PostgreSQL's driver parses its json columns already.
+    event: row.event === null ? null : typeof row.event === "string" ? (JSON.parse(row.event) as LogEvent) : row.event,
     outcome,
   };
 }

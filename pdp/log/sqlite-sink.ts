@@ -12,9 +12,10 @@
  */
 import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
-import { DecisionLogError, messageOf } from "./errors";
+import { DecisionLogError } from "./errors";
 import type { LogEvent } from "./mask";
-import type { ErrorReporter, Sink, SinkStats } from "./sink";
+import type { ErrorReporter, SinkStats } from "./sink";
+import { StoreFailure, type StoreSink } from "./store-sink";
 import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "./store";
 
 /**
@@ -87,7 +88,7 @@ function bindRow(values: unknown[], at: number, r: DecisionRow): unknown[] {
   return values;
 }
 
-export class SqliteSink implements Sink {
+export class SqliteSink implements StoreSink {
   readonly name = "sqlite";
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
@@ -106,17 +107,16 @@ export class SqliteSink implements Sink {
   /** Events whose decision_id was already in the log (kept once, the first one wins). */
   private duplicates = 0;
   private closed = false;
-  /** Since when writes fail (ms since the epoch), with the last failure; undefined while they succeed. */
-  private failing: { since: number; message: string } | undefined;
-  /** queue.dropped when writes started failing: what a recovery reports as lost meanwhile. */
-  private droppedWhenFailing = 0;
+  /** Since when writes fail, reported once per failing period. */
+  private readonly failing: StoreFailure;
 
-  constructor(private readonly options: SqliteSinkOptions) {
+  constructor(options: SqliteSinkOptions) {
     const { maxBytes } = options;
     if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes < 1)) {
       throw new DecisionLogError("log_config_invalid", `decision store maxBytes must be a positive integer, got ${maxBytes}`);
     }
     this.db = openForAppend(options.file, { maxBytes });
+    this.failing = new StoreFailure({ failed: "sqlite_write_failed", recovered: "sqlite_write_recovered" }, options.onError);
     this.insert = this.db.prepare(insertSql(1));
     this.insertMany = this.db.prepare(insertSql(ROWS_PER_STATEMENT));
     this.queue = new BoundedBuffer(options.bufferLimit ?? SQLITE_SINK_DEFAULTS.bufferLimit);
@@ -182,7 +182,7 @@ export class SqliteSink implements Sink {
 
   /** Whether the last write failed: since when and why (SQLite's message, never an event's contents). */
   failure(): { since: number; message: string } | undefined {
-    return this.failing;
+    return this.failing.current;
   }
 
   async close(): Promise<void> {
@@ -205,16 +205,11 @@ export class SqliteSink implements Sink {
         const inserted = this.writeBatch(batch);
         this.written += inserted;
         this.duplicates += batch.length - inserted;
-        if (this.failing) this.recovered(this.failing.since);
+        this.failing.succeeded(this.queue.dropped);
       } catch (err) {
         this.failures++;
         this.queue.requeue(batch);
-        // Reported when writes start failing, not at every retry (ten a second on a full disk).
-        if (!this.failing) {
-          this.droppedWhenFailing = this.queue.dropped;
-          this.options.onError(new DecisionLogError("sqlite_write_failed", `${this.queue.size} events kept for retry (at most ${this.queue.limit}, then the oldest are dropped): ${messageOf(err)}`));
-        }
-        this.failing = { since: this.failing?.since ?? Date.now(), message: messageOf(err) };
+        this.failing.failed(err, this.queue.dropped, this.queue.size, this.queue.limit);
         if (!this.closed) this.schedule(this.intervalMs);
         return;
       }
@@ -230,12 +225,6 @@ export class SqliteSink implements Sink {
     }, delayMs);
     // The log must not keep a finished process alive; shutdown calls close(), which flushes.
     this.timer.unref();
-  }
-
-  private recovered(since: number): void {
-    this.failing = undefined;
-    const dropped = this.queue.dropped - this.droppedWhenFailing;
-    this.options.onError(new DecisionLogError("sqlite_write_recovered", `writes succeed again after ${Date.now() - since} ms; ${dropped} events dropped meanwhile`));
   }
 
   private cancelTimer(): void {

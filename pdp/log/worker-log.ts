@@ -35,6 +35,7 @@ import { maskAndDrop, type MaskOptions } from "./mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeline";
 import type { ErrorReporter } from "./sink";
 import { openForAppend, outcomeRowOf } from "./store";
+import { STORE_SINKS } from "./store-sink";
 import type { WorkerInit } from "./worker";
 import { allocateRing, RecordBuffer, RingWriter } from "./ring";
 import { EventRecords, WorkerStats, type EncodedEvent, type FromWorker, type ToWorker } from "./worker-protocol";
@@ -95,7 +96,7 @@ export function createWorkerDecisionLog(
   let lost = 0; // events the worker had not finished when it failed
   let abandoned = names.map(() => 0); // per sink: events the failed worker's sink still held, counted as dropped
   let lateDrops = 0; // records after close
-  let lateOutcomes = 0; // outcomes after close (only the SQLite sink takes outcomes)
+  let lateOutcomes = 0; // outcomes after close (only the store's sink takes outcomes)
   let nextId = 0;
   let unannounced = 0; // events written to the ring since the worker was last woken
   let wakeTimer: NodeJS.Timeout | undefined;
@@ -110,7 +111,7 @@ export function createWorkerDecisionLog(
 
   worker.on("message", (message: FromWorker) => {
     if (message.type === "error") {
-      if (message.code === "sqlite_write_failed") lastStoreError = message.message;
+      if (message.code === "sqlite_write_failed" || message.code === "postgres_write_failed") lastStoreError = message.message;
       onError(new DecisionLogError(message.code as DecisionLogError["code"], message.message));
     } else if (message.type === "committed") {
       commits.answered(message.upTo, message.ok ? { ok: true } : { ok: false, reason: message.reason ?? "not committed" });
@@ -330,7 +331,7 @@ export function createWorkerDecisionLog(
           const s = { ...reported, pending: reported.pending - abandoned[n], dropped: reported.dropped + abandoned[n] };
           const f = local?.sinks[name];
           const merged = f ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures } : s;
-          return [name, { ...merged, dropped: merged.dropped + lateDrops + (name === "sqlite" ? lateOutcomes : 0) }];
+          return [name, { ...merged, dropped: merged.dropped + lateDrops + (STORE_SINKS.includes(name) ? lateOutcomes : 0) }];
         }),
       );
       const inFlight = state === "failed" ? 0 : sent - shared.processed();

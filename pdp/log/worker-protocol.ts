@@ -7,6 +7,7 @@ import type { DecisionRecord } from "../types";
 import { RecordWriter, type RecordReader } from "./ring";
 import type { LogCounts } from "./pipeline";
 import type { SinkStats } from "./sink";
+import { STORE_SINKS } from "./store-sink";
 
 export type ToWorker =
   /** A bundle the next events were decided by: load it once, under `key`. */
@@ -80,12 +81,12 @@ export class WorkerStats {
     return Object.fromEntries(COUNTS.map((name, i) => [name, Number(Atomics.load(this.slots, 1 + i))])) as unknown as LogCounts;
   }
 
-  /** Sink `n`'s stats; `duplicates` only for the SQLite sink, which is the only one that counts them. */
+  /** Sink `n`'s stats; `duplicates` only for the store's sink, the only one that counts them. */
   sink(n: number, name: string): SinkStats & { duplicates?: number } {
     if (n >= this.sinkCount) throw new RangeError(`no sink ${n}`);
     const at = (i: number): number => Number(Atomics.load(this.slots, HEADER + n * SINK_FIELDS.length + i));
     const stats: SinkStats & { duplicates?: number } = { written: at(0), pending: at(1), dropped: at(2), failures: at(3) };
-    if (name === "sqlite") stats.duplicates = at(4);
+    if (STORE_SINKS.includes(name)) stats.duplicates = at(4);
     return stats;
   }
 }

@@ -26,11 +26,11 @@ import type { DecisionRecord, PolicyEvaluator } from "../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatTimestamp, type EventSource } from "./event";
 import type { LogEvent, MaskOptions } from "./mask";
-import { CommitGate } from "./durable";
+import { CommitGate, type CommitVerdict } from "./durable";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
 import type { Sink } from "./sink";
 import type { OutcomeRow } from "./store";
-import { SqliteSink } from "./sqlite-sink";
+import { storeOf } from "./store-sink";
 import { RecordBuffer, RingReader } from "./ring";
 import { EventRecords, WorkerStats, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 
@@ -99,13 +99,14 @@ function main(): void {
   const sinks: Sink[] = createSinks(init.config, onError);
   const processor = new EventProcessor(sinks, init.maskOptions, onError);
   const gate = new CommitGate(sinks);
-  const store = sinks.find((s): s is SqliteSink => s instanceof SqliteSink);
+  const store = storeOf(sinks);
   const stats = new WorkerStats(init.stats, sinks.length);
   const ring = new RingReader(init.ring);
   const bundles = new Map<string, Promise<PolicyEvaluator>>();
   /** Loaded evaluators by key, so an event does not wait a microtask for an evaluator that is ready. */
   const ready = new Map<string, PolicyEvaluator>();
   let processed = 0;
+  let committing: Promise<CommitVerdict> = Promise.resolve({ ok: true });
 
   const publish = (): void => stats.write(processed, processor.counts, sinks.map((s) => s.stats()), store?.failure()?.since ?? 0);
   const timer = setInterval(publish, PUBLISH_EVERY_MS);
@@ -137,13 +138,22 @@ function main(): void {
         return;
       case "commit": {
         await readRing("all");
-        const verdict = gate.commit();
-        publish();
-        send({ type: "committed", id: message.id, upTo: processed, ...verdict });
+        // Not awaited here: a PostgreSQL commit is a round trip, and the ring must keep being read
+        // meanwhile (the recording thread waits when it is full). One commit is asked at a time.
+        const upTo = processed;
+        committing = gate.commit().then(
+          (verdict) => verdict,
+          (err: unknown) => ({ ok: false as const, reason: messageOf(err) }),
+        );
+        void committing.then((verdict) => {
+          publish();
+          send({ type: "committed", id: message.id, upTo, ...verdict });
+        });
         return;
       }
       case "close":
         await readRing("all");
+        await committing; // its answer goes out before the port closes
         // The database (the record of last resort) closes last.
         for (const sink of [...sinks].reverse()) await sink.close();
         clearInterval(timer);
