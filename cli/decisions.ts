@@ -1,6 +1,10 @@
 /**
  * `portcullis decisions`: how an auditor reads the decision log.
  *
+ * Reads the SQLite file `--db` names, else PostgreSQL when
+ * PORTCULLIS_DATABASE_URL is set (every instance's decisions), else
+ * var/decisions.db (cli/audit-store.ts).
+ *
  *   portcullis decisions [--db FILE] [--actor ID] [--denied] [--since T]
  *                        [--path P] [--id DECISION_ID] [--test-run ID]
  *                        [--exclude-test-runs] [--limit N] [--json]
@@ -14,10 +18,13 @@
  * finished (the process stopped). --json prints each logged event (OPA's
  * shape) with an `outcome` member, one JSON object per line (ready for jq).
  */
+import { createPool } from "../db/pg/pool";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
+import { DecisionLogError } from "../pdp/log/errors";
 import { openForRead } from "../pdp/log/store";
-import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, type DecisionEntry, type DecisionQuery } from "../pdp/log/query";
+import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, queryDecisionsPg, type DecisionEntry, type DecisionQuery } from "../pdp/log/query";
 import { one, parseArgs, UsageError } from "./args";
+import { auditStore } from "./audit-store";
 import { printable } from "./events";
 
 export const DECISIONS_USAGE =
@@ -46,19 +53,36 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
     limit,
   };
 
-  const db = openForRead(one(args, "db") ?? DEFAULT_DECISIONS_DB);
-  try {
-    const entries = queryDecisions(db, query);
-    if (args.switches.has("json")) {
-      // printable() keeps each line valid JSON: what it escapes can only occur inside strings.
-      for (const entry of entries) console.log(printable(JSON.stringify(jsonOf(entry))));
-    } else {
-      console.log(formatTable(entries, limit));
-    }
-  } finally {
-    db.close();
+  const entries = await readDecisions(one(args, "db"), query);
+  if (args.switches.has("json")) {
+    // printable() keeps each line valid JSON: what it escapes can only occur inside strings.
+    for (const entry of entries) console.log(printable(JSON.stringify(jsonOf(entry))));
+  } else {
+    console.log(formatTable(entries, limit));
   }
   return 0;
+}
+
+/** From the store auditStore picks (--db, else PostgreSQL when PORTCULLIS_DATABASE_URL is set, else the default file). */
+async function readDecisions(dbFlag: string | undefined, query: DecisionQuery): Promise<DecisionEntry[]> {
+  const store = auditStore(dbFlag, DEFAULT_DECISIONS_DB);
+  if (store.kind === "sqlite") {
+    const db = openForRead(store.file);
+    try {
+      return queryDecisions(db, query);
+    } finally {
+      db.close();
+    }
+  }
+  const pool = createPool({ url: store.url, max: 1 });
+  try {
+    return await queryDecisionsPg(pool, query);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "42P01") throw new DecisionLogError("decisions_db_missing", "no decision log in the PostgreSQL database (PORTCULLIS_DATABASE_URL): run `portcullis db migrate`");
+    throw err;
+  } finally {
+    await pool.end();
+  }
 }
 
 /** The logged event with the request's outcome beside it; without a logged event, the id and the outcome. */

@@ -4,6 +4,10 @@
  *   portcullis events [--db FILE] [--kind K] [--actor ID] [--since T]
  *                     [--limit N] [--json]
  *
+ * Reads the SQLite file `--db` names, else PostgreSQL when
+ * PORTCULLIS_DATABASE_URL is set (the security events of every instance),
+ * else var/portcullis.db (cli/audit-store.ts).
+ *
  * Default: a table, newest first (time, kind, actor, tenant, route, decision
  * id, detail). --json prints one event per line (ready for jq). The database
  * is opened read-only: reading the evidence never creates or changes it.
@@ -13,8 +17,10 @@
  * sequence in the log must not repaint the auditor's screen.
  */
 import { DEFAULT_DB_FILE, openDatabase, type SecurityEventRow } from "../db";
-import { DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT } from "../db/security-events";
+import { openPgStore } from "../db/pg";
+import { DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT, type SecurityEventFilter } from "../db/security-events";
 import { one, parseArgs, UsageError } from "./args";
+import { auditStore } from "./audit-store";
 
 export const EVENTS_USAGE = "events [--db FILE] [--kind K] [--actor ID] [--since 2h|2026-11-21T14:00:00Z] [--test-run ID | --exclude-test-runs] [--limit N] [--json]";
 
@@ -31,26 +37,40 @@ export async function eventsCommand(argv: string[], now: Date = new Date()): Pro
   const testRun = one(args, "testRun");
   if (testRun !== undefined && args.switches.has("excludeTestRuns")) throw new UsageError("--test-run and --exclude-test-runs exclude each other");
 
-  const db = openDatabase(one(args, "db") ?? DEFAULT_DB_FILE, { readonly: true });
-  try {
-    const events = db.securityEvents.query({
-      kind: one(args, "kind"),
-      actorId: one(args, "actor"),
-      since: sinceText === undefined ? undefined : parseSince(sinceText, now),
-      testRun,
-      excludeTestRuns: args.switches.has("excludeTestRuns"),
-      limit,
-    });
-    if (args.switches.has("json")) {
-      // printable() keeps the line valid JSON: the characters it escapes can only occur inside strings.
-      for (const event of events) console.log(printable(JSON.stringify(event)));
-    } else {
-      console.log(formatEvents(events, limit));
+  const events = await readEvents(one(args, "db"), {
+    kind: one(args, "kind"),
+    actorId: one(args, "actor"),
+    since: sinceText === undefined ? undefined : parseSince(sinceText, now),
+    testRun,
+    excludeTestRuns: args.switches.has("excludeTestRuns"),
+    limit,
+  });
+  if (args.switches.has("json")) {
+    // printable() keeps the line valid JSON: the characters it escapes can only occur inside strings.
+    for (const event of events) console.log(printable(JSON.stringify(event)));
+  } else {
+    console.log(formatEvents(events, limit));
+  }
+  return 0;
+}
+
+/** From the store auditStore picks (--db, else PostgreSQL when PORTCULLIS_DATABASE_URL is set, else the default file). */
+async function readEvents(dbFlag: string | undefined, filter: SecurityEventFilter): Promise<SecurityEventRow[]> {
+  const source = auditStore(dbFlag, DEFAULT_DB_FILE);
+  if (source.kind === "postgres") {
+    const store = await openPgStore({ url: source.url });
+    try {
+      return await store.securityEvents.query(filter);
+    } finally {
+      await store.close();
     }
+  }
+  const db = openDatabase(source.file, { readonly: true });
+  try {
+    return db.securityEvents.query(filter);
   } finally {
     db.close();
   }
-  return 0;
 }
 
 /** `--since`: a duration back from now (`90s`, `15m`, `2h`, `7d`) or a date/time; a date-time without a zone is UTC. */
