@@ -26,7 +26,7 @@ import type { Express } from "express";
 import { resolveConfig, type Config, type ConfigInput } from "../config";
 import { openDatabase, type PortcullisDb } from "../db";
 import { createPdp, type Pdp } from "../pdp";
-import { createDecisionLog, type ManagedDecisionLog } from "../pdp/log";
+import { openDecisionLog, type ManagedDecisionLog } from "../pdp/log";
 import type { ErrorReporter } from "../pdp/log/sink";
 import type { Logger } from "../pdp/logger";
 import { createApp, type AppOptions } from "./app";
@@ -93,7 +93,10 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
     ]));
   try {
     const { file, batchSize, flushIntervalMs, bufferLimit, maxBytes, console, commitTimeoutMs } = config.decisionLog;
-    log = hooks.decisionLog ?? createDecisionLog({ db: { file, batchSize, flushIntervalMs, bufferLimit, maxBytes }, console, commitTimeoutMs, onError: hooks.decisionLogErrors });
+    // With database.url the decision log is PostgreSQL's too: one trail for every instance.
+    const batching = { batchSize, flushIntervalMs, bufferLimit };
+    const store = config.database.url !== undefined ? { postgres: { url: config.database.url, ...batching } } : { db: { file, ...batching, maxBytes } };
+    log = hooks.decisionLog ?? (await openDecisionLog({ ...store, console, commitTimeoutMs, onError: hooks.decisionLogErrors }));
     reportInterruptedRuns(log, logger);
     const { watch, pollIntervalMs } = config.bundle;
     // A bundle server is polled after a random delay between half the interval and the interval
