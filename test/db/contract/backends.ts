@@ -124,8 +124,28 @@ export async function clonePgDatabase(): Promise<{ urls: PgUrls; drop(): Promise
   await asOwner(server.owner, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE} STRATEGY FILE_COPY`));
   return {
     urls: { app: withDatabase(server.app, name), owner: withDatabase(server.owner, name) },
-    drop: () => asOwner(server.owner, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      asOwner(server.owner, async (c) => {
+        await serviceSessionsGone(c, name);
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
+}
+
+/**
+ * Waits until no service-role session is left on the database: a client's
+ * end() resolves before the server has seen its socket close, and the owner
+ * may not end another role's sessions, so DROP ... WITH (FORCE) would fail.
+ * Names what is left after 10 s (a test that never closed a connection).
+ */
+async function serviceSessionsGone(owner: pg.Client, database: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await owner.query<{ application_name: string }>("SELECT application_name FROM pg_stat_activity WHERE datname = $1 AND usename = 'portcullis_app'", [database]);
+    if (rows.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`service-role connections left open on ${database}: ${rows.map((r) => r.application_name || "(unnamed)").join(", ")}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function asOwner<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -99,31 +99,11 @@ export const POSTGRES_LOG: LogStore = {
       runs: async () => (await reader.query("SELECT run_id, kind, detail FROM log_runs ORDER BY seq")).rows,
       async dispose() {
         await reader.end();
-        await settled(db.urls.owner);
         await db.drop();
       },
     };
   },
 };
-
-/**
- * Waits until no service-role session is left on the test's database (a
- * closed log's connections end a moment after close() resolves: the
- * server sees the socket close): the owner cannot end them itself, and
- * DROP DATABASE ... WITH (FORCE) would fail. Names them after 10 s.
- */
-async function settled(ownerUrl: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const left = await ownerQuery<{ application_name: string }>(
-      ownerUrl,
-      "SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND usename = 'portcullis_app'",
-    );
-    if (left.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`connections left open on the test database: ${left.map((r) => r.application_name).join(", ")}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 export const LOG_STORES: LogStore[] = [SQLITE_LOG, POSTGRES_LOG];
 
