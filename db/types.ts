@@ -38,14 +38,14 @@ export interface UserRow {
   email: string;
   display_name: string;
   locale: string;
-  role: string;
+  role: UserRole;
   /** Derived from role by SQLite (a generated column): nothing can set it directly. */
   is_admin: 0 | 1;
   account_credit_cents: number;
   support_priority: string;
   billing_plan: string;
   internal_notes: string;
-  status: string;
+  status: UserStatus;
   created_at: string;
 }
 

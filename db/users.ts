@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { scopeFilter } from "./scope";
 import { checkId, checkLimit, checkOneOf, checkQuery, likeContains, type Prepare } from "./sql";
-import { DbInputError, INVITABLE_ROLES, SETTABLE_USER_STATUSES, ScopeError, type Scope, type UserRow } from "./types";
+import { DbInputError, INVITABLE_ROLES, SETTABLE_USER_STATUSES, ScopeError, type Scope, type SettableUserStatus, type UserRow } from "./types";
 
 export interface UserIdentity {
   id: string;
@@ -23,7 +23,7 @@ export interface UsersRepository {
   findIdentity(userId: string): UserIdentity | undefined;
   getScoped(userId: string, scope: Scope): UserRow | undefined;
   updateScoped(userId: string, scope: Scope, changes: { displayName?: string; locale?: string }): UserRow | undefined;
-  setStatusScoped(userId: string, scope: Scope, status: "active" | "suspended" | "disabled" | "banned"): UserRow | undefined;
+  setStatusScoped(userId: string, scope: Scope, status: SettableUserStatus): UserRow | undefined;
   inviteScoped(scope: Scope, invite: { email: string; role: "member" | "support" }): UserRow;
   searchScoped(scope: Scope, q: string, limit: number): UserRow[];
 }

@@ -46,12 +46,6 @@ export function encodeS32(value: number): number[] {
 const utf8 = new TextEncoder();
 const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 
-/** A name: u32 byte length, then UTF-8 bytes. */
-export function encodeName(name: string): number[] {
-  const bytes = utf8.encode(name);
-  return [...encodeU32(bytes.length), ...bytes];
-}
-
 /** A forward-only cursor over a byte array; every read checks bounds. */
 export class ByteReader {
   pos: number;

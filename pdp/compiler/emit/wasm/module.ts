@@ -25,8 +25,6 @@ export const SectionId = {
   tag: 13,
 } as const;
 
-export type SectionName = keyof typeof SectionId;
-
 export interface Section {
   id: number;
   /** The section's content, after the id and the size. */
