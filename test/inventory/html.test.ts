@@ -25,7 +25,7 @@ beforeAll(async () => {
   dir = tempDir();
   // Keep the first two acknowledgements only: the rest of the findings fail.
   const acks = fs.readFileSync(path.join(REPO, "inventory/acknowledgements.yaml"), "utf8");
-  const entries = acks.split(/\n(?=  - finding:)/);
+  const entries = acks.split(/\n(?= {2}- finding:)/);
   fs.writeFileSync(path.join(dir, "acks.yaml"), entries.slice(0, 3).join("\n") + "\n");
   const run = await runCli(["inventory", "--json", "--acks", path.join(dir, "acks.yaml"), ...inProcess(dir)]);
   result = parseResult(run);
