@@ -7,13 +7,22 @@
  * Deprecated and Zombie versions (per actor and client, over the removal
  * window, from the database's `version_callers`).
  *
- *   portcullis versions [--json] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]
+ *   portcullis versions [--json | --html FILE] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]
+ *
+ * --json adds each version's requests per day over the removal window
+ * (`trend`, inventory/versions/trend.ts); --html FILE writes the lifecycle
+ * page (inventory/report/lifecycle-html.ts): versions on a timeline with
+ * their sunsets and that trend.
  *
  * Targets and traffic sources as for `portcullis inventory`.
  */
 import { ROUTES } from "../api/registry/routes";
 import { loadVersions } from "../api/versions";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { lifecycleHtml, type LifecycleReport } from "../inventory/report/lifecycle-html";
 import { stderrProgress } from "../inventory/report/progress";
+import { readVersionTrend } from "../inventory/versions/trend";
 import { versionsTable } from "../inventory/report/table";
 import { assessVersions } from "../inventory/versions";
 import { readDeclared, DEFAULT_REMOVAL } from "../inventory/versions/lifecycle";
@@ -22,14 +31,16 @@ import { DEFAULT_DB_FILE } from "../db";
 import { one, parseArgs, UsageError } from "./args";
 import { loadTraffic, openTarget } from "./inventory";
 
-export const VERSIONS_USAGE = "versions [--json] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]";
+export const VERSIONS_USAGE = "versions [--json | --html FILE] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]";
 
 export async function versionsCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--base-url": "baseUrl", "--db": "db", "--log": "log", "--bundle": "bundle", "--key": "key" },
+    values: { "--base-url": "baseUrl", "--html": "html", "--db": "db", "--log": "log", "--bundle": "bundle", "--key": "key" },
     switches: { "--json": "json" },
   });
   if (args.positionals.length > 0) throw new UsageError(`versions takes no positional arguments (got ${args.positionals.join(" ")})`);
+  const html = one(args, "html");
+  if (html !== undefined && args.switches.has("json")) throw new UsageError("--json and --html are alternatives");
   const now = new Date();
   const traffic = await loadTraffic(args, now);
   const declared = readDeclared(loadVersions());
@@ -50,8 +61,18 @@ export async function versionsCommand(argv: string[]): Promise<number> {
     await target.close();
   }
   const { lifecycle, parity } = assessment;
-  if (args.switches.has("json")) {
-    process.stdout.write(JSON.stringify({ generatedAt: now.toISOString(), target: target.label, versions: lifecycle, parity: parity.defects, callers, notes: [...traffic.notes, ...callerNotes] }, null, 2) + "\n");
+  if (args.switches.has("json") || html !== undefined) {
+    const trend = readVersionTrend(one(args, "db") ?? DEFAULT_DB_FILE, since, now.toISOString().slice(0, 10));
+    const report: LifecycleReport = {
+      generatedAt: now.toISOString(), target: target.label, versions: lifecycle, parity: parity.defects, callers, trend,
+      notes: [...new Set([...traffic.notes, ...callerNotes, ...trend.notes])],
+    };
+    if (html === undefined) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+    else {
+      fs.mkdirSync(path.dirname(path.resolve(html)), { recursive: true });
+      fs.writeFileSync(html, lifecycleHtml(report));
+      console.error(`portcullis: wrote ${html} (${lifecycle.length} versions)`);
+    }
     return 0;
   }
   process.stdout.write(versionsTable(lifecycle));
