@@ -102,3 +102,40 @@ test("a decision made on one instance is found from another process; a killed in
   expect(runs.filter((r) => r.kind === "clean_stop")).toHaveLength(2);
   expect(runs.filter((r) => r.kind === "start")).toHaveLength(3);
 });
+
+test("SIGKILL mid-write on PostgreSQL: every write a client saw acknowledged has its decision in the shared trail", async () => {
+  const service = await instance();
+  const members = await Promise.all(["u_alice", "u_bob", "u_dave", "u_ivan"].map((u) => token(service.dir, u)));
+  const acknowledged: string[] = [];
+  let killed = false;
+  let n = 0;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const client = async (bearer: string) => {
+    while (!killed) {
+      try {
+        const answer = await send(service.port, agent, "PATCH", "/profile", bearer, { displayName: `Name ${n++}` });
+        if (answer.status === 200) acknowledged.push(answer.decisionId);
+        await send(service.port, agent, "GET", "/users/me", bearer); // reads between writes: the batched traffic
+      } catch {
+        // The connection died with the process: not acknowledged.
+      }
+    }
+  };
+  const clients = members.map(client);
+  while (acknowledged.length < 60) await new Promise((r) => setTimeout(r, 5));
+  service.child.kill("SIGKILL");
+  expect(await service.exited).toEqual({ code: null, signal: "SIGKILL" });
+  killed = true;
+  await Promise.all(clients);
+  agent.destroy();
+
+  const c = new pg.Client({ connectionString: db.urls.app });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ decision_id: string }>("SELECT decision_id FROM decisions WHERE decision_id = ANY($1::text[])", [acknowledged]);
+    const stored = new Set(rows.map((r) => r.decision_id));
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+  } finally {
+    await c.end();
+  }
+});
