@@ -70,6 +70,14 @@ describe("Engine", () => {
     expect(e.evaluate("t/echo", { allow: true })).toEqual({ allow: true });
   });
 
+  test("inputs reach the policy whole: astral characters, lone surrogates (as U+FFFD) and inputs larger than memory", async () => {
+    const e = await engine();
+    expect(e.evaluate("t/echo", { s: "Zoë 😀 \ud800!" })).toEqual({ s: "Zoë 😀 \ufffd!" });
+    const big = { names: Array.from({ length: 40_000 }, (_, i) => `name-${i}-é`) }; // ~700 KB of JSON: memory grows
+    expect(e.evaluate("t/echo", big)).toEqual(big);
+    expect(e.evaluate("t/echo", { after: "growth" })).toEqual({ after: "growth" });
+  });
+
   test("an undefined rule is undefined, not an error", async () => {
     expect((await engine()).evaluate("t/conflict", {})).toBeUndefined();
   });
