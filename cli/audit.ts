@@ -5,22 +5,26 @@
  *   portcullis audit [--decisions FILE] [--db FILE] [--since 7d|2026-11-21T14:00:00Z]
  *                    [--test-run ID | --include-test-runs] [--limit N] [--json | --html FILE]
  *
- * --decisions: the SQLite decision log (default var/decisions.db); --db: the
- * service database holding the security events (default var/portcullis.db).
- * Both are opened read-only. Requests of verified test runs are left out
+ * --decisions: the SQLite decision log; --db: the SQLite service database
+ * holding the security events. Each store is chosen as `decisions` and
+ * `events` choose theirs (cli/audit-store.ts): the file named, else
+ * PostgreSQL when PORTCULLIS_DATABASE_URL is set, else var/decisions.db and
+ * var/portcullis.db; files are opened read-only. Requests of verified test runs are left out
  * unless --include-test-runs (or --test-run ID for one run). --json prints
  * the summary the page draws; --html writes the page; otherwise a few lines
  * of headline numbers.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DEFAULT_DB_FILE, openDatabase } from "../db";
+import { DEFAULT_DB_FILE } from "../db";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
 import { parseSince } from "../pdp/log/query";
-import { openForRead } from "../pdp/log/store";
-import { auditSummary, DEFAULT_AUDIT_LIMIT, type AuditSummary } from "../report/audit";
+import { auditQueries, auditSummary, DEFAULT_AUDIT_LIMIT, type AuditOptions, type AuditSummary } from "../report/audit";
 import { auditHtml } from "../report/audit-html";
 import { one, parseArgs, UsageError } from "./args";
+import { auditStore } from "./audit-store";
+import { readDecisions } from "./decisions";
+import { readEvents } from "./events";
 
 export const AUDIT_USAGE = "audit [--decisions FILE] [--db FILE] [--since 7d|2026-11-21T14:00:00Z] [--test-run ID | --include-test-runs] [--limit N] [--json | --html FILE]";
 
@@ -39,27 +43,19 @@ export async function auditCommand(argv: string[], now: Date = new Date()): Prom
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got ${limitText}`);
   const sinceText = one(args, "since");
   const since = sinceText === undefined ? undefined : parseSince(sinceText, now);
-  const decisionsFile = one(args, "decisions") ?? DEFAULT_DECISIONS_DB;
-  const eventsFile = one(args, "db") ?? DEFAULT_DB_FILE;
+  const decisionsFlag = one(args, "decisions");
+  const eventsFlag = one(args, "db");
+  const stores = [auditStore(decisionsFlag, DEFAULT_DECISIONS_DB), auditStore(eventsFlag, DEFAULT_DB_FILE)];
   // Opening a missing file read-only would fail with SQLite's terse message: name the file instead.
-  for (const file of [decisionsFile, eventsFile]) if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
-
-  const decisions = openForRead(decisionsFile);
-  let summary: AuditSummary;
-  try {
-    const db = openDatabase(eventsFile, { readonly: true });
-    try {
-      summary = auditSummary({
-        decisions, events: db.securityEvents, since, now, limit,
-        testRuns: testRun !== undefined ? { only: testRun } : args.switches.has("includeTestRuns") ? "include" : "exclude",
-        sources: { decisions: decisionsFile, events: eventsFile },
-      });
-    } finally {
-      db.close();
-    }
-  } finally {
-    decisions.close();
-  }
+  for (const store of stores) if (store.kind === "sqlite" && !fs.existsSync(store.file)) throw new UsageError(`no such file: ${store.file}`);
+  const testRuns: AuditOptions["testRuns"] = testRun !== undefined ? { only: testRun } : args.switches.has("includeTestRuns") ? "include" : "exclude";
+  const queries = auditQueries({ since, testRuns, limit });
+  const summary = auditSummary({
+    decisions: await readDecisions(decisionsFlag, queries.decisions),
+    events: await readEvents(eventsFlag, queries.events),
+    since, now, limit, testRuns,
+    sources: { decisions: label(stores[0]), events: label(stores[1]) },
+  });
   if (args.switches.has("json")) console.log(JSON.stringify(summary, null, 2));
   else if (html !== undefined) {
     fs.mkdirSync(path.dirname(path.resolve(html)), { recursive: true });
@@ -67,6 +63,10 @@ export async function auditCommand(argv: string[], now: Date = new Date()): Prom
     console.error(`portcullis: wrote ${html} (${summary.decisions.total} decisions, ${summary.decisions.denied} denied, ${summary.events.total} security events)`);
   } else console.log(textSummary(summary));
   return 0;
+}
+
+function label(store: ReturnType<typeof auditStore>): string {
+  return store.kind === "sqlite" ? store.file : "PostgreSQL (PORTCULLIS_DATABASE_URL)";
 }
 
 function textSummary(s: AuditSummary): string {

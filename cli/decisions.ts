@@ -64,7 +64,7 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
 }
 
 /** From the store auditStore picks (--db, else PostgreSQL when PORTCULLIS_DATABASE_URL is set, else the default file). */
-async function readDecisions(dbFlag: string | undefined, query: DecisionQuery): Promise<DecisionEntry[]> {
+export async function readDecisions(dbFlag: string | undefined, query: DecisionQuery): Promise<DecisionEntry[]> {
   const store = auditStore(dbFlag, DEFAULT_DECISIONS_DB);
   if (store.kind === "sqlite") {
     const db = openForRead(store.file);

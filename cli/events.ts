@@ -55,7 +55,7 @@ export async function eventsCommand(argv: string[], now: Date = new Date()): Pro
 }
 
 /** From the store auditStore picks (--db, else PostgreSQL when PORTCULLIS_DATABASE_URL is set, else the default file). */
-async function readEvents(dbFlag: string | undefined, filter: SecurityEventFilter): Promise<SecurityEventRow[]> {
+export async function readEvents(dbFlag: string | undefined, filter: SecurityEventFilter): Promise<SecurityEventRow[]> {
   const source = auditStore(dbFlag, DEFAULT_DB_FILE);
   if (source.kind === "postgres") {
     const store = await openPgStore({ url: source.url });

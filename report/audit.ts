@@ -19,13 +19,16 @@
  *   route, route version "startup-check", no HTTP request: api/registry/check.ts)
  *   is no one's request: left out and counted (`startup_checks_left_out`).
  *
- *   const summary = auditSummary({ decisions: openForRead(file), events: db.securityEvents, since, now: new Date() });
+ * The caller reads both stores (SQLite or PostgreSQL, cli/audit.ts) with
+ * auditQueries(): this module only counts.
+ *
+ *   const q = auditQueries({ since, testRuns: "exclude" });
+ *   const summary = auditSummary({ decisions: await readDecisions(file, q.decisions), events: await readEvents(db, q.events), since, now: new Date() });
  */
-import type Database from "better-sqlite3";
-import type { SecurityEventsRepository } from "../db/security-events";
+import type { SecurityEventFilter } from "../db/security-events";
 import { MAX_EVENTS_LIMIT } from "../db/security-events";
 import type { SecurityEventRow } from "../db/types";
-import { queryDecisions, type DecisionEntry } from "../pdp/log/query";
+import type { DecisionEntry, DecisionQuery } from "../pdp/log/query";
 
 /** Kinds of security events that point at object-level probing: the BOLA/enumeration timeline. */
 export const BOLA_KINDS = ["cross_tenant_id", "cross_owner_id", "enumeration"] as const;
@@ -34,8 +37,10 @@ export const DEFAULT_AUDIT_LIMIT = 100_000;
 const TOP = 10;
 
 export interface AuditOptions {
-  decisions: Database.Database;
-  events: SecurityEventsRepository;
+  /** What auditQueries().decisions read, newest first. */
+  decisions: DecisionEntry[];
+  /** What auditQueries().events read. */
+  events: SecurityEventRow[];
   /** Log timestamp text (parseSince) or undefined: from the oldest entry read. */
   since?: string;
   now: Date;
@@ -121,14 +126,23 @@ export function routeOf(e: DecisionEntry): string {
   return e.outcome ? `${e.outcome.method} ${e.outcome.http_path} (no route)` : "(no route)";
 }
 
+/** The two reads a summary needs: test runs are filtered in the summary (to count what was left out), but one run is selected in the store. */
+export function auditQueries(options: Pick<AuditOptions, "since" | "testRuns" | "limit">): { decisions: DecisionQuery; events: SecurityEventFilter } {
+  const testRuns = options.testRuns ?? "exclude";
+  const only = typeof testRuns === "object" ? testRuns.only : undefined;
+  return {
+    decisions: { since: options.since, testRun: only, limit: options.limit ?? DEFAULT_AUDIT_LIMIT },
+    events: { since: options.since, testRun: only, excludeTestRuns: testRuns === "exclude", limit: MAX_EVENTS_LIMIT },
+  };
+}
+
 export function auditSummary(options: AuditOptions): AuditSummary {
   const testRuns = options.testRuns ?? "exclude";
   const limit = options.limit ?? DEFAULT_AUDIT_LIMIT;
-  const only = typeof testRuns === "object" ? testRuns.only : undefined;
-  const read = queryDecisions(options.decisions, { since: options.since, testRun: only, limit });
+  const read = options.decisions;
   const requests = read.filter((e) => !isStartupCheck(e));
   const entries = testRuns === "exclude" ? requests.filter((e) => !e.outcome?.test_run) : requests;
-  const events = options.events.query({ since: options.since, testRun: only, excludeTestRuns: testRuns === "exclude", limit: MAX_EVENTS_LIMIT });
+  const events = options.events;
 
   const until = options.now.toISOString();
   const oldest = [...entries.map((e) => e.timestamp), ...events.map((e) => e.at)].sort()[0];

@@ -113,6 +113,16 @@ test("the requests sent are counted where an auditor looks for them", () => {
   expect(summary.window.bucket).toBe("hour");
 });
 
+test("a window of days is drawn per day, every day listed, quiet ones as zero", async () => {
+  const week = JSON.parse((await cli("audit", ...files, "--json", "--since", "5d")).out) as AuditSummary;
+  expect(week.window.bucket).toBe("day");
+  expect(week.over_time).toHaveLength(6);
+  expect(week.over_time[5].start).toBe(new Date().toISOString().slice(0, 10));
+  expect(week.over_time.slice(0, 5).every((b) => b.allowed + b.denied === 0)).toBe(true);
+  expect(week.over_time[5]).toMatchObject({ allowed: summary.decisions.allowed, denied: summary.decisions.denied });
+  expect(week.bola.timeline[5]).toMatchObject({ cross_owner_id: 1, cross_tenant_id: 1, enumeration: 1, no_row_in_scope: 7 });
+});
+
 test("--include-test-runs and --test-run ID count the runs' requests", async () => {
   const all = JSON.parse((await cli("audit", ...files, "--json", "--include-test-runs")).out) as AuditSummary;
   expect(all.decisions.total).toBe(summary.decisions.total + 1);
