@@ -7,6 +7,9 @@
  *
  *   const nginx = nginxServer();
  *   const url = publishBundle(bytes, "my-suite.tar.gz");   // served at nginx.baseUrl + name
+ *   const redisUrl = redisServer();                        // share it under a key prefix of your own
+ *
+ * PostgreSQL: test/db/contract/backends.ts (clonePgDatabase: a seeded database per suite).
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -15,6 +18,7 @@ import * as path from "node:path";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const NGINX = path.join(ROOT, "scripts/services/nginx.sh");
+const REDIS = path.join(ROOT, "scripts/services/redis.sh");
 
 /** `KEY=value` lines of an env file the service scripts write under var/. */
 export function readEnvFile(file: string): Record<string, string> {
@@ -54,4 +58,15 @@ export function publishBundle(bytes: Buffer, name: string): string {
 /** Removes a published bundle (a suite cleans up after itself; the server stays). */
 export function unpublishBundle(name: string): void {
   fs.rmSync(path.join(nginxServer().dir, name), { force: true });
+}
+
+let redisUrl: string | undefined;
+
+/** Starts (or finds running) the checkout's Redis; its URL (with the password: never print it). */
+export function redisServer(): string {
+  if (redisUrl) return redisUrl;
+  execFileSync(REDIS, ["start"], { stdio: ["ignore", "ignore", "inherit"], timeout: 180_000 });
+  const url = readEnvFile(path.join(ROOT, "var/redis.env")).PORTCULLIS_REDIS_URL;
+  if (!url) throw new Error("var/redis.env lacks PORTCULLIS_REDIS_URL");
+  return (redisUrl = url);
 }
