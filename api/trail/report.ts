@@ -4,7 +4,7 @@
  * run); at shutdown, what the log kept and lost, and the exit code that
  * tells whether the trail is whole.
  */
-import type { ManagedDecisionLog } from "../../pdp/log";
+import { storeStats, type ManagedDecisionLog } from "../../pdp/log";
 import type { ApiLogger } from "../deps";
 
 /** The exit code of a shutdown that lost decision events: the audit trail has a gap. */
@@ -34,7 +34,7 @@ export function reportLogClosed(log: Pick<ManagedDecisionLog, "stats" | "lost">,
     level: lost > 0 ? "error" : "info",
     event: "decision_log.closed",
     recorded: stats.recorded,
-    written: stats.sinks.sqlite?.written ?? 0,
+    written: storeStats(stats.sinks)?.written ?? 0,
     dropped_by_policy: stats.droppedByPolicy,
     lost,
   });

@@ -95,7 +95,9 @@ test("a decision made on one instance is found from another process; a killed in
   for (const s of [first, third]) {
     s.child.kill("SIGTERM");
     expect(await s.exited).toEqual({ code: 0, signal: null });
-    expect(s.lines.find((l) => l.event === "decision_log.closed")).toEqual(expect.objectContaining({ lost: 0 }));
+    // What the store took is counted as written (the PostgreSQL sink's, not a SQLite one's).
+    expect(s.lines.find((l) => l.event === "decision_log.closed")).toEqual(expect.objectContaining({ lost: 0, written: expect.any(Number) }));
+    expect(s.lines.find((l) => l.event === "decision_log.closed")!.written as number).toBeGreaterThan(0);
   }
   const runs = await runRows();
   expect(runs.filter((r) => r.kind === "interrupted")).toEqual([{ run_id: secondRun, kind: "interrupted" }]);
