@@ -10,7 +10,7 @@ import { testCommand } from "./test";
 export const REGO_USAGES: Record<string, string> = {
   build: "rego build [--capabilities caps.json] -e <pkg/rule> [-e ...] -o <bundle.tar.gz> <files or dirs>",
   eval: "rego eval (-b <bundle.tar.gz> | -p <files or dirs>) [--capabilities caps.json --builtins impl.mjs] [-i input.json] [-d data.json] <pkg/rule>",
-  test: "rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench] [-z] [--coverage] [--threshold N] [--capabilities caps.json --builtins impl.mjs] <files or dirs>",
+  test: "rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench] [-z] [--coverage] [--threshold N] [--junit FILE] [--capabilities caps.json --builtins impl.mjs] <files or dirs>",
   plan: "rego plan -e <pkg/rule> [-e ...] <files or dirs>",
   conformance: "rego conformance <dir> [--json report.json] [--min 0.8]",
 };

@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { main } from "../../cli";
 import { readBundle } from "../../pdp/compiler/bundle";
+import { all, parseXmlFile } from "../report/xml";
 import { cliSandbox } from "./support/sandbox";
 
 const sb = cliSandbox("portcullis-regotest-");
@@ -261,4 +262,29 @@ test_prints_and_passes if {
   sb.out = [];
   expect(await main(["rego", "test", "--coverage", "-r", "passes", suite(tests)])).toBe(0);
   expect(JSON.parse(sb.out.filter((l) => !l.includes("passed")).join("\n")).files).toBeDefined();
+});
+
+test("--junit FILE: a testsuite per package, a testcase per test and per case, failures with the expression and the output", async () => {
+  const tests = TESTS.replace("todo_test_later if false", 'todo_test_later if false\n\ntest_prints_and_fails if {\n\tprint("checking", input.user)\n\tp.allow with input.user as "bob"\n}');
+  const file = path.join(sb.dir, "junit", "rego.xml");
+  expect(await main(["rego", "test", "--junit", file, suite(tests)])).toBe(1);
+  expect(sb.out.at(-1)).toBe("4 passed, 4 failed, 1 skipped");
+  const root = parseXmlFile(file);
+  expect(root.attrs).toMatchObject({ tests: "9", failures: "4", skipped: "1" });
+  expect(all(root, "testsuite").map((s) => s.attrs.name)).toEqual(["data.p_test"]);
+  const cases = all(root, "testcase").map((c) => `${c.attrs.name}${c.children[0] ? ` ${c.children[0].tag}` : ""}`);
+  expect(cases).toEqual([
+    "test_alice", "test_alice#01 failure", "test_bob_denied", "test_bob_allowed failure", "todo_test_later skipped",
+    "test_prints_and_fails failure", "test_levels/eleven", "test_levels/ten", "test_levels/wrong failure",
+  ]);
+  const failure = (name: string) => all(root, "testcase").find((c) => c.attrs.name === name)!.children[0];
+  expect(failure("test_bob_allowed").text).toContain(`failing expression at ${testFile()}:15:\n  p.allow with input.user as "bob"`);
+  expect(failure("test_prints_and_fails").text).toContain("printed:\n  | checking <undefined>");
+  expect(failure("test_levels/wrong").attrs.message).toBe("case wrong failed");
+
+  // Written whatever is printed: with --format json too.
+  sb.out = [];
+  fs.rmSync(file);
+  expect(await main(["rego", "test", "--format", "json", "--junit", file, "-r", "bob_denied", suite(tests)])).toBe(0);
+  expect(parseXmlFile(file).attrs).toMatchObject({ tests: "1", failures: "0" });
 });

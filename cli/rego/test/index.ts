@@ -5,7 +5,10 @@
  * PDP gives a policy (plus --capabilities / --builtins ones).
  *
  *   rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench] [-z]
- *             [--coverage] [--threshold N] [--v0-compatible] <files or dirs>
+ *             [--coverage] [--threshold N] [--junit FILE] [--v0-compatible] <files or dirs>
+ *
+ * --junit FILE also writes the results as JUnit XML for CI (./junit.ts),
+ * whatever is printed.
  *
  * Exit 0 when every test passed and none was skipped (`-z`: skipped ones
  * allowed), 1 otherwise or below the coverage threshold, 2 on a usage error.
@@ -23,8 +26,10 @@ import { parseModule } from "../../../pdp/compiler/parse";
 import { maxMemoryPages, one, parseArgs, syntaxVersion, UsageError } from "../../args";
 import { collectPolicyInputs } from "../../files";
 import { CUSTOM_BUILTIN_FLAGS, customBuiltins, hostFunctions } from "../custom-builtins";
+import { writeJUnit } from "../../../report/junit";
 import { coverageReport } from "./coverage";
 import { prepareTests, TEST_CASE_BUILTIN } from "./discover";
+import { regoTestJUnit } from "./junit";
 import { jsonResults, prettyLines, summaryLine, tally } from "./report";
 import { TestRunner, type TestResult } from "./run";
 
@@ -36,7 +41,7 @@ export async function testCommand(argv: string[]): Promise<number> {
     },
     values: {
       "--max-memory-pages": "maxMemoryPages", "-r": "run", "--run": "run", "--format": "format", "-f": "format",
-      "--timeout": "timeout", "--threshold": "threshold", ...CUSTOM_BUILTIN_FLAGS,
+      "--timeout": "timeout", "--threshold": "threshold", "--junit": "junit", ...CUSTOM_BUILTIN_FLAGS,
     },
   });
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
@@ -82,6 +87,8 @@ export async function testCommand(argv: string[]): Promise<number> {
   // OPA exits non-zero on skipped tests too, unless told not to (-z).
   const ok = counts.failed === 0 && (counts.skipped === 0 || args.switches.has("skipZero"));
   const sourceLine = (file: string, row: number) => modules.find((m) => m.file === file)?.source.split("\n")[row - 1];
+  const junit = one(args, "junit");
+  if (junit !== undefined) writeJUnit(junit, regoTestJUnit(results, sourceLine));
   if (format === "json" && !coverage) {
     console.log(JSON.stringify(jsonResults(results), null, 2));
     return ok ? 0 : 1;
