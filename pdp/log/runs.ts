@@ -121,12 +121,21 @@ export class PgRun {
 
   /** Checks the store (checkLogStore), takes the run's lease, records its start and finds the interrupted runs. */
   static async begin(url: string, run: { runId: string; pid: number }, onError: (error: DecisionLogError) => void): Promise<PgRun> {
-    const client = new pg.Client({ connectionString: url, application_name: "portcullis decision log run", connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: "portcullis decision log run",
+      connectionTimeoutMillis: 10_000,
+      // Both ends probe the idle lease connection: this one notices a vanished server (and reports the
+      // lease lost); the server notices a vanished machine within about a minute (tcp_keepalives_*,
+      // below), not the OS's two hours, and frees the lease so the next start reports the run.
+      keepAlive: true,
+    });
     client.on("error", (err) => {
       onError(new DecisionLogError("log_run_marker_failed", `run lease lost (another instance starting now would report this run as interrupted): ${messageOf(err)}`));
     });
     await client.connect();
     try {
+      await client.query("SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3");
       await checkLogStore(client);
       const lease = leaseKey(run.runId);
       await client.query("SELECT pg_advisory_lock($1)", [lease]);
