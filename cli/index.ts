@@ -2,6 +2,7 @@
  * `npx portcullis <command>`: the project's single command line.
  *
  *   rego build|eval|test|plan|conformance   the Rego -> Wasm toolchain
+ *   rego replay                             a candidate bundle against the logged decisions
  *   decisions                               read the decision log (auditors)
  *   serve                                   the HTTP API
  *   token <user-id>                         a development bearer token

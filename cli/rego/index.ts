@@ -4,6 +4,7 @@ import { buildCommand } from "./build";
 import { conformanceCommand } from "./conformance";
 import { evalCommand } from "./eval";
 import { planCommand } from "./plan";
+import { replayCommand } from "./replay";
 import { testCommand } from "./test";
 
 /** Each subcommand's usage line, for the command list and `--help`. */
@@ -13,6 +14,7 @@ export const REGO_USAGES: Record<string, string> = {
   test: "rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench] [-z] [--coverage] [--threshold N] [--junit FILE] [--capabilities caps.json --builtins impl.mjs] <files or dirs>",
   plan: "rego plan -e <pkg/rule> [-e ...] <files or dirs>",
   conformance: "rego conformance <dir> [--json report.json] [--min 0.8]",
+  replay: "rego replay --bundle <candidate.tar.gz> [--db FILE] [--since 2h|2026-11-21T14:00:00Z] [--limit N] [--json] [--html FILE] [--fail-on deny-to-allow,allow-to-deny,status,reason,scope,fields,any]",
 };
 
 export async function regoCommand(argv: string[]): Promise<number> {
@@ -28,6 +30,8 @@ export async function regoCommand(argv: string[]): Promise<number> {
       return planCommand(rest);
     case "conformance":
       return conformanceCommand(rest);
+    case "replay":
+      return replayCommand(rest);
     default:
       throw new UsageError(`unknown rego subcommand "${sub ?? ""}"`);
   }

@@ -52,6 +52,7 @@ test.each(["--help", "-h"])("every command and subcommand answers %s with its ow
     "portcullis rego test",
     "portcullis rego plan",
     "portcullis rego conformance",
+    "portcullis rego replay",
   ]);
 });
 
