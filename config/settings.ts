@@ -24,6 +24,7 @@ import { DEFAULT_DECISIONS_DB } from "../pdp/log/store";
 import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sqlite-sink";
 import { DEFAULT_COMMIT_TIMEOUT_MS } from "../pdp/log/durable";
 import { LOG_FAILURE_STANCES, type LogFailureStance } from "../api/trail/config";
+import { MAX_MEMORY_PAGES } from "../pdp/compiler/bundle/memory";
 import type { Kind } from "./check";
 
 export const DEFAULT_BUNDLE_FILE = "var/bundle.tar.gz";
@@ -94,7 +95,12 @@ export interface Config {
    */
   redis: { url?: string; onFailure: RedisFailureStance; commandTimeoutMs: number; connectTimeoutMs: number; keyPrefix: string };
   /** The policy bundle: a file watched for changes, or a bundle server polled (exactly one). */
-  bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & { watch: boolean; pollIntervalMs: number };
+  bundle: ({ file: string; url?: undefined } | { url: string; file?: undefined }) & {
+    watch: boolean;
+    pollIntervalMs: number;
+    /** The most memory a bundle's policy module may use, in 64 KiB pages (unset: the 1 GiB ceiling); a bundle needing more is refused. */
+    maxMemoryPages?: number;
+  };
   /**
    * The decision log's SQLite file and batching; `console` adds one JSON line per decision on stdout;
    * `maxBytes` caps the file (unset: no cap); `commitTimeoutMs` bounds a write's wait for its decision's
@@ -191,6 +197,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: "bundle.url", env: "PORTCULLIS_BUNDLE_URL", kind: { type: "url", secure: true }, doc: "bundle server URL instead of a file (https, or http to a loopback host)" },
   { path: "bundle.watch", env: "PORTCULLIS_BUNDLE_WATCH", kind: { type: "boolean" }, doc: "watch the bundle file besides polling it" },
   { path: "bundle.pollIntervalMs", env: "PORTCULLIS_BUNDLE_POLL_INTERVAL_MS", kind: atLeast(1), doc: "bundle file poll interval; bundle server: longest wait between two polls (each a random wait from half of it)" },
+  { path: "bundle.maxMemoryPages", env: "PORTCULLIS_BUNDLE_MAX_MEMORY_PAGES", kind: { type: "integer", min: 1, max: MAX_MEMORY_PAGES }, doc: "most memory a bundle's policy may use, in 64 KiB pages (a bundle needing more is refused: memory_limit_exceeded)" },
   { path: "decisionLog.file", env: "PORTCULLIS_DECISIONS_DB", kind: { type: "string" }, doc: "decision log SQLite file" },
   { path: "decisionLog.batchSize", env: "PORTCULLIS_DECISION_LOG_BATCH_SIZE", kind: atLeast(1), doc: "events per write transaction" },
   { path: "decisionLog.flushIntervalMs", env: "PORTCULLIS_DECISION_LOG_FLUSH_INTERVAL_MS", kind: atLeast(1), doc: "longest wait of an event before its batch is written" },
