@@ -4,7 +4,7 @@
  */
 import { checkInteger, checkValue } from "../config/check";
 import { ConfigError } from "../config/errors";
-import type { PortcullisDb } from "../db";
+import type { DataStore } from "../db/store";
 import type { Pdp } from "../pdp";
 import type { ExportRunner } from "./exports/runner";
 import type { TestRunVerifier } from "./identity/test-run";
@@ -30,7 +30,8 @@ export type ApiLogger = (entry: Record<string, unknown>) => void;
 
 export interface ApiDeps {
   pdp: Pick<Pdp, "decide" | "refuse" | "outcome" | "status">;
-  db: PortcullisDb;
+  /** The data store (db/store.ts): SQLite or PostgreSQL, the same async contract. */
+  db: DataStore;
   verifyToken: TokenVerifier;
   /** Verifies a `Portcullis-Test-Run` credential, returning its run id (api/identity/test-run.ts). */
   verifyTestRun: TestRunVerifier;
@@ -60,6 +61,27 @@ export interface ApiDeps {
   now?: () => number;
   /** Distinct unknown ids within the window before an actor is reported for enumeration (default 5 in 60 s). */
   enumeration?: { threshold: number; windowMs: number };
+  /** Work the app does after an answer (the security monitor's lookups): its owner waits for it before closing the store. */
+  background?: BackgroundWork;
+}
+
+/** Promises started after a response, tracked so that shutdown (and a test) can wait for them. */
+export class BackgroundWork {
+  private readonly running = new Set<Promise<unknown>>();
+
+  track(work: Promise<unknown>): void {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
+  }
+
+  /** Resolves once everything tracked so far (and anything it started) has settled. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
 }
 
 /** What createApp refuses before building anything: a missing dependency, a NaN budget, a zero body limit. */

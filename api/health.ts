@@ -90,8 +90,21 @@ export const rateLimitStoreHealth: HealthCheck = (deps) => {
   return [{ component: "rate_limits", code: "rate_limit_store_unavailable", detail, since: status.failingSince, unavailable: refuse }];
 };
 
+/**
+ * The data store cannot be reached (PostgreSQL down, connections cut): data
+ * routes answer 503 database_unavailable while it lasts, but the instance is
+ * not the fault and pulling it would not help (every instance shares the
+ * database): degraded, 200. The store probes the database meanwhile, so
+ * health turns ok again once it answers, with or without traffic.
+ */
+export const databaseHealth: HealthCheck = (deps) => {
+  const health = deps.db.health();
+  if (health.available) return [];
+  return [{ component: "database", code: "database_unavailable", detail: "the data store cannot be reached: requests that need it are refused", since: health.since }];
+};
+
 /** Every check /health runs, in order. */
-export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth, decisionLogHealth, rateLimitStoreHealth];
+export const HEALTH_CHECKS: HealthCheck[] = [policyBundleHealth, decisionLogHealth, rateLimitStoreHealth, databaseHealth];
 
 export function assessHealth(deps: ApiDeps, checks: readonly HealthCheck[] = HEALTH_CHECKS): { httpStatus: number; body: Record<string, unknown> } {
   const reasons = checks.flatMap((check) => check(deps));

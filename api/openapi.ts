@@ -34,12 +34,13 @@ import { LISTS, WIRE_FIELDS, type JsonSchema } from "./views";
 
 /**
  * Problems any request can meet, whatever its route: malformed HTTP, token, version, parameters, body, budget,
- * the PDP itself, a data store locked by another writer, a shared rate-limit store out of reach (`redis.onFailure: refuse`).
+ * the PDP itself, a data store locked by another writer, a shared rate-limit store out of reach (`redis.onFailure: refuse`),
+ * a data store out of reach (every authenticated request reads its user).
  */
 const EVERY_ROUTE: ProblemCode[] = [
   "invalid_param", "invalid_body", "forbidden_key", "version_conflict", "invalid_token", "account_inactive", "field_not_writable",
   "unknown_version", "version_retired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "policy_unavailable",
-  "rate_limit_unavailable", "malformed_request", "request_timeout", "headers_too_large", "database_busy",
+  "rate_limit_unavailable", "malformed_request", "request_timeout", "headers_too_large", "database_busy", "database_unavailable",
 ];
 /** Routes the policy may refuse on its own grounds (every route but the public ones). */
 const POLICY_REFUSALS: ProblemCode[] = ["authentication_required", "forbidden", "not_found"];

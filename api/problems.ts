@@ -48,6 +48,7 @@ export const PROBLEMS = {
   request_timeout: { status: 408, title: "Request Timeout", detail: "The request was not received in time." },
   headers_too_large: { status: 431, title: "Request Header Fields Too Large", detail: "The request's header fields are too large or too many." },
   database_busy: { status: 503, title: "Service Unavailable", detail: "The data store is locked by another writer; nothing was changed. Retry later." },
+  database_unavailable: { status: 503, title: "Service Unavailable", detail: "The data store cannot be reached; nothing was changed. Retry later." },
   policy_unavailable: { status: 503, title: "Service Unavailable", detail: "The policy decision point could not decide; the request was denied." },
   decision_log_unavailable: { status: 503, title: "Service Unavailable", detail: "The decision log cannot store decisions now; the request was not carried out." },
   internal_error: { status: 500, title: "Internal Server Error", detail: "The request failed." },

@@ -14,23 +14,28 @@
  * back to `queued` before its database closes), the PDP (bundle watchers and
  * pollers), the decision log (flushes the events of the last requests, then
  * closes its own database), the Redis connection of the rate-limit store
- * (when `redis.url` is set), the data store. A failure while creating closes
- * what was already opened, in the same order.
+ * (when `redis.url` is set), the work started after answers (the security
+ * monitor's lookups), the data store (writes its held bookkeeping; rejects
+ * with BookkeepingLostError when some could not be). A failure while
+ * creating closes what was already opened, in the same order.
  *
  * Scale-out: the stores are chosen here, from the configuration: the
- * rate-limit budgets in Redis with `redis.url` (else in process); a
- * PostgreSQL data store is one more setting (config/settings.ts) and one
- * more branch at that same place.
+ * rate-limit budgets in Redis with `redis.url` (else in process); the data
+ * store (`openStore`) in PostgreSQL with `database.url` (else the SQLite
+ * file); both data stores keep the same async contract (db/store.ts).
  */
 import type { Express } from "express";
 import { resolveConfig, type Config, type ConfigInput } from "../config";
-import { openDatabase, type PortcullisDb } from "../db";
+import { openDatabase } from "../db";
+import { openPgStore } from "../db/pg";
+import { sqliteStore } from "../db/sqlite-store";
+import type { DataStore } from "../db/store";
 import { createPdp, type Pdp } from "../pdp";
 import { openDecisionLog, type ManagedDecisionLog } from "../pdp/log";
 import type { ErrorReporter } from "../pdp/log/sink";
 import type { Logger } from "../pdp/logger";
 import { createApp, type AppOptions } from "./app";
-import { jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
+import { BackgroundWork, jsonLogger, type ApiDeps, type ApiLogger } from "./deps";
 import { createExportRunner, type ExportRunner } from "./exports/runner";
 import { createTestRunVerifier } from "./identity/test-run";
 import { createVerifier } from "./identity/verifier";
@@ -62,7 +67,8 @@ export interface Service {
   config: Config;
   app: Express;
   pdp: Pdp;
-  db: PortcullisDb;
+  /** The data store: SQLite or PostgreSQL (db/store.ts). */
+  db: DataStore;
   log: ManagedDecisionLog;
   exportRunner: ExportRunner;
   /** What the app was built from (tests build variants of the app from it). */
@@ -77,7 +83,8 @@ export interface Service {
 export async function createService(input: ConfigInput, hooks: ServiceHooks = {}): Promise<Service> {
   const config = resolveConfig(input);
   const logger = hooks.logger ?? jsonLogger;
-  const db = openDatabase(config.database.file, { seed: true, busyTimeoutMs: 0 });
+  const db = await openStore(config);
+  const background = new BackgroundWork();
   let log: ManagedDecisionLog | undefined;
   let pdp: Pdp | undefined;
   let exportRunner: ExportRunner | undefined;
@@ -89,6 +96,7 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       () => pdp?.close(),
       () => log?.close(),
       () => rateLimitStore?.close(),
+      () => background.settled(),
       () => db.close(),
     ]));
   try {
@@ -129,6 +137,7 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
       trustedProxies: config.http.trustedProxies,
       lockWaitMs: config.database.lockWaitMs,
       maxHeadersCount: config.http.maxHeadersCount,
+      background,
     };
     const app = createApp(deps, hooks.app);
     const runner = exportRunner;
@@ -137,6 +146,18 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
     await close();
     throw err;
   }
+}
+
+/**
+ * The data store, the one place a backend is chosen: PostgreSQL when
+ * `database.url` is set (the service role; a pool of `database.poolMax`
+ * connections with bounded waits), else the SQLite file, created and seeded
+ * on first use, whose connection never sleeps on a lock (db/busy.ts).
+ */
+async function openStore(config: Config): Promise<DataStore> {
+  const { url, poolMax, file } = config.database;
+  if (url !== undefined) return openPgStore({ url, poolOptions: { max: poolMax } });
+  return sqliteStore(openDatabase(file, { seed: true, busyTimeoutMs: 0 }));
 }
 
 /** Runs every step even when one fails (the database still closes), then throws the first failure. */

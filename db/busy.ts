@@ -7,7 +7,7 @@
  * `busy_timeout = 0` (a locked write fails at once with SQLITE_BUSY, having
  * written nothing) and waits here instead, between attempts, on timers:
  *
- *   const row = await retryWhileBusy(() => db.users.setStatusScoped(...), { boundMs: 1000 });
+ *   const row = await retryWhileBusy(() => store.users.setStatusScoped(...), { boundMs: 1000 });
  *
  * Readers are not affected in WAL mode (they read the last committed
  * snapshot while a writer holds the lock); only writes wait, and only for
@@ -42,11 +42,11 @@ export interface RetryOptions {
 /** Pauses between attempts: short first (a lock is usually held for a few ms), then at most 100 ms. */
 const PAUSES_MS = [2, 5, 10, 20, 50, 100];
 
-export async function retryWhileBusy<T>(attempt: () => T, options: RetryOptions): Promise<T> {
+export async function retryWhileBusy<T>(attempt: () => T | Promise<T>, options: RetryOptions): Promise<T> {
   const started = Date.now();
   for (let i = 0; ; i++) {
     try {
-      return attempt();
+      return await attempt();
     } catch (err) {
       if (!isBusy(err)) throw err;
       const waited = Date.now() - started;

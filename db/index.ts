@@ -17,7 +17,7 @@ import { currentVersion, LATEST_VERSION, migrate } from "./migrations";
 import { securityEventsRepository, type HeldSecurityEvents, type SecurityEventsRepository } from "./security-events";
 import { seed } from "./seed";
 import { statementCache } from "./sql";
-import type { WriteBehindStats } from "./write-behind";
+import { throwIfLost, type Bookkeeping } from "./write-behind";
 import { trafficRepository, type TrafficRepository } from "./traffic";
 import { versionCallersRepository, type VersionCallersRepository } from "./version-callers";
 import type { TenantRow } from "./types";
@@ -33,7 +33,9 @@ export { SEED_INVOICES, SEED_TENANTS, SEED_USERS } from "./seed";
 export { LATEST_VERSION } from "./migrations";
 export type { ActorClass, TrafficHit, TrafficRepository, TrafficRow } from "./traffic";
 export type { VersionCall, VersionCallerRow, VersionCallersRepository } from "./version-callers";
-export type { WriteBehindStats } from "./write-behind";
+export { BookkeepingLostError, type Bookkeeping, type WriteBehindStats } from "./write-behind";
+export { DatabaseUnavailableError } from "./unavailable";
+export type { DataStore, StoreHealth } from "./store";
 export { DatabaseBusyError, isBusy, retryWhileBusy } from "./busy";
 
 /** Where the database lives unless configured otherwise (relative to the working directory). */
@@ -91,20 +93,6 @@ export interface SqliteTransaction {
   rollback(): void;
 }
 
-/** Per-request bookkeeping the database holds in memory until it can be written. */
-export interface Bookkeeping {
-  traffic: WriteBehindStats;
-  securityEvents: WriteBehindStats;
-  versionCallers: WriteBehindStats;
-}
-
-/** Bookkeeping that could not be written before the database closed (or was dropped earlier when a buffer was full). */
-export class BookkeepingLostError extends Error {
-  constructor(readonly lost: { trafficHits: number; securityEvents: number; versionCalls: number }) {
-    super(`bookkeeping lost: ${lost.trafficHits} traffic count(s), ${lost.securityEvents} security event(s) and ${lost.versionCalls} version call(s) could not be written`);
-  }
-}
-
 /** The longest close() sleeps on another connection's lock to write what is buffered (shutdown: no request waits). */
 const CLOSE_BUSY_TIMEOUT_MS = 2000;
 
@@ -136,10 +124,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Portculli
         securityEvents.flushQuietly();
         versionCallers.flushQuietly();
       }
-      const { traffic: t, securityEvents: e, versionCallers: v } = bookkeeping();
+      const held = bookkeeping();
       db.close();
-      const lost = { trafficHits: t.pending + t.dropped, securityEvents: e.pending + e.dropped, versionCalls: v.pending + v.dropped };
-      if (lost.trafficHits > 0 || lost.securityEvents > 0 || lost.versionCalls > 0) throw new BookkeepingLostError(lost);
+      throwIfLost(held);
     },
     bookkeeping,
     transaction,

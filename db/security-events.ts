@@ -109,11 +109,25 @@ export function normaliseSince(since: string): string {
 }
 
 /** Written this long after an event is recorded (and retried at this pace while writes fail). */
-const FLUSH_INTERVAL_MS = 200;
+export const EVENTS_FLUSH_INTERVAL_MS = 200;
 /** The most events held while writes fail; beyond it events are dropped and counted (stats().dropped). */
-const MAX_HELD_EVENTS = 10_000;
+export const MAX_HELD_EVENTS = 10_000;
 
-type EventParams = [at: string, kind: string, actorId: string, tenantId: string | null, routeId: string, decisionId: string | null, testRun: string | null, detail: string];
+export type EventParams = [at: string, kind: string, actorId: string, tenantId: string | null, routeId: string, decisionId: string | null, testRun: string | null, detail: string];
+
+/** An event checked and stamped `at`, as the INSERT's parameters (shared by the SQLite and PostgreSQL repositories). */
+export function eventParams(event: SecurityEventInput, at: Date): EventParams {
+  return [
+    at.toISOString(),
+    requiredText(event.kind, "kind", 100),
+    requiredText(event.actorId, "actorId"),
+    optionalText(event.tenantId, "tenantId"),
+    requiredText(event.routeId, "routeId"),
+    optionalText(event.decisionId, "decisionId"),
+    optionalText(event.testRun, "testRun"),
+    detailJson(event.detail),
+  ];
+}
 
 export function securityEventsRepository(
   prepare: Prepare,
@@ -122,7 +136,7 @@ export function securityEventsRepository(
 ): SecurityEventsRepository & HeldSecurityEvents {
   const now = options.now ?? (() => new Date());
   const buffer = writeBehind<EventParams>({
-    intervalMs: FLUSH_INTERVAL_MS,
+    intervalMs: EVENTS_FLUSH_INTERVAL_MS,
     maxKeys: MAX_HELD_EVENTS,
     write(events) {
       const insert = prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -132,16 +146,7 @@ export function securityEventsRepository(
     },
   });
   let sequence = 0;
-  const checked = (event: SecurityEventInput): EventParams => [
-    now().toISOString(),
-    requiredText(event.kind, "kind", 100),
-    requiredText(event.actorId, "actorId"),
-    optionalText(event.tenantId, "tenantId"),
-    requiredText(event.routeId, "routeId"),
-    optionalText(event.decisionId, "decisionId"),
-    optionalText(event.testRun, "testRun"),
-    detailJson(event.detail),
-  ];
+  const checked = (event: SecurityEventInput): EventParams => eventParams(event, now());
   return {
     record(event) {
       prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...checked(event));

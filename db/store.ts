@@ -24,11 +24,12 @@
  */
 import type { ExportJobsRepository } from "./exports";
 import type { InvoicesRepository } from "./invoices";
-import type { SecurityEventsRepository } from "./security-events";
+import type { SecurityEventInput, SecurityEventsRepository } from "./security-events";
 import type { TrafficHit, TrafficRow } from "./traffic";
 import type { TenantRow } from "./types";
 import type { UsersRepository } from "./users";
 import type { VersionCall, VersionCallerRow } from "./version-callers";
+import type { Bookkeeping } from "./write-behind";
 
 /** The same methods as T, each returning a promise of what T's returns. */
 export type Async<T> = {
@@ -42,7 +43,8 @@ export type AsyncSecurityEventsRepository = Async<SecurityEventsRepository>;
 
 /**
  * Traffic counts stay summed in memory (count() is on every request and never
- * waits); flush() writes them in one transaction, summary() flushes first.
+ * waits); flush() writes them in one transaction (rejecting, and keeping
+ * them, when it cannot), summary() writes them first when it can.
  */
 export interface AsyncTrafficRepository {
   count(hit: TrafficHit): void;
@@ -72,12 +74,44 @@ export interface Repositories {
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Security events as the store (not a transaction) keeps them: recordLater()
+ * is what the API calls on a request's way out. It checks the event and holds
+ * it in memory; a timer writes what is held, off every request's path, and
+ * keeps it while the database refuses (locked, unreachable), up to a bound
+ * past which events are dropped and counted. query() writes what is held
+ * first when it can.
+ */
+export interface StoreSecurityEvents extends AsyncSecurityEventsRepository {
+  /** Checks the event (throws DbInputError on a bad one) and holds it for a write a moment later. Never waits. */
+  recordLater(event: SecurityEventInput): void;
+  /** Writes what is held now; rejects, keeping it, when it cannot. */
+  flush(): Promise<void>;
+}
+
+/** Whether the database answers (PostgreSQL: reachable, a connection to be had in time). */
+export type StoreHealth = { available: true } | { available: false; since: string; error: string };
+
 export interface DataStore extends Repositories {
   readonly backend: "sqlite" | "postgres";
   /** Schema version of the database (the latest this build knows: opening refuses any other). */
   readonly schemaVersion: number;
+  securityEvents: StoreSecurityEvents;
   traffic: AsyncTrafficRepository;
   versionCallers: AsyncVersionCallersRepository;
-  /** Flushes the traffic counts, then closes the connection (SQLite) or ends the pool it created (PostgreSQL). */
+  /** What the write-behind buffers hold and what they could not write. */
+  bookkeeping(): Bookkeeping;
+  /**
+   * Unavailable from the first statement that failed for want of the database
+   * (DatabaseUnavailableError) until one succeeds again (PostgreSQL probes it
+   * meanwhile); SQLite, a local file, is always available.
+   */
+  health(): StoreHealth;
+  /**
+   * Writes the held bookkeeping (waiting a bounded time), then closes the
+   * connection (SQLite) or ends the pool it created (PostgreSQL). Rejects with
+   * BookkeepingLostError, after closing, when some of it could not be written,
+   * now or earlier (a full buffer).
+   */
   close(): Promise<void>;
 }

@@ -83,7 +83,7 @@ export const MAX_PENDING_KEYS = 500;
  * class, so this is days of real traffic; beyond it new keys are dropped
  * and counted (stats().dropped).
  */
-const MAX_HELD_KEYS = 20_000;
+export const MAX_HELD_KEYS = 20_000;
 
 /** Counts summed in memory for one key: (day, method, template, version, status, actor class, probe). */
 export interface PendingCount {
@@ -116,13 +116,6 @@ export function mergeCount(held: PendingCount, entry: PendingCount): void {
   if (entry.lastSeen > held.lastSeen) held.lastSeen = entry.lastSeen;
 }
 
-/** Checks a hit and adds it to the counts summed in memory. */
-export function addHit(pending: Map<string, PendingCount>, hit: TrafficHit, now: () => Date): void {
-  const [key, entry] = hitEntry(hit, now);
-  const held = pending.get(key);
-  if (held) mergeCount(held, entry);
-  else pending.set(key, entry);
-}
 
 export function trafficRepository(
   prepare: Prepare,

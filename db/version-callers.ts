@@ -58,7 +58,7 @@ export const OTHER_CLIENT = "(other)";
 export const FLUSH_INTERVAL_MS = 1000;
 export const MAX_PENDING_KEYS = 500;
 /** The most distinct keys held while writes fail (a lock held elsewhere); beyond it calls are dropped and counted. */
-const MAX_HELD_KEYS = 20_000;
+export const MAX_HELD_KEYS = 20_000;
 
 /** The User-Agent's first product token, printable ASCII only, at most 60 characters; "(none)" without one. */
 export function clientOf(userAgent: string | undefined): string {
@@ -87,13 +87,6 @@ export function mergeCall(held: PendingCall, entry: PendingCall): void {
   if (entry.lastSeen > held.lastSeen) held.lastSeen = entry.lastSeen;
 }
 
-/** Adds a call to the counts summed in memory. */
-export function addCall(pending: Map<string, PendingCall>, call: VersionCall, now: () => Date): void {
-  const [key, entry] = callEntry(call, now);
-  const held = pending.get(key);
-  if (held) mergeCall(held, entry);
-  else pending.set(key, entry);
-}
 
 export function versionCallersRepository(prepare: Prepare, transaction: <T>(fn: () => T) => T, now: () => Date = () => new Date()): VersionCallersRepository {
   const buffer = writeBehind<PendingCall>({

@@ -10,7 +10,8 @@
  * leaves no result at all.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { ExportJobRow, InvoiceCursor, PortcullisDb } from "../../db";
+import type { ExportJobRow, InvoiceCursor } from "../../db";
+import type { DataStore } from "../../db/store";
 import { pick } from "../middleware/project";
 import { INVOICE_VIEW_FIELDS, invoiceView, type View } from "../views";
 import { toCsv } from "./csv";
@@ -22,11 +23,11 @@ const PAGE_SIZE = 100;
 export type JobOutcome = { status: "done"; rowCount: number } | { status: "failed"; error: "row_limit_exceeded" } | { status: "cancelled" };
 
 /** Runs one write, waiting on timers while another connection holds the lock (the runner's `write`). */
-export type Write = <T>(fn: () => T) => Promise<T>;
+export type Write = <T>(fn: () => Promise<T>) => Promise<T>;
 
-const immediately: Write = async (fn) => fn();
+const immediately: Write = (fn) => fn();
 
-export async function runExportJob(db: PortcullisDb, job: ExportJobRow, maxRows: number, stopping: () => boolean, write: Write = immediately): Promise<JobOutcome> {
+export async function runExportJob(db: DataStore, job: ExportJobRow, maxRows: number, stopping: () => boolean, write: Write = immediately): Promise<JobOutcome> {
   // The job's own row is reached through its tenant, like any other row.
   const jobScope = { tenant_id: job.tenant_id };
   const rows: View[] = [];
@@ -39,7 +40,7 @@ export async function runExportJob(db: PortcullisDb, job: ExportJobRow, maxRows:
     }
     // One row past the ceiling is enough to know it is exceeded.
     const limit = Math.min(PAGE_SIZE, maxRows + 1 - rows.length);
-    const page = db.invoices.listPageScoped(job.scope, { limit, after });
+    const page = await db.invoices.listPageScoped(job.scope, { limit, after });
     for (const row of page) rows.push(pick(invoiceView(row), job.read_fields));
     if (rows.length > maxRows) {
       await write(() => db.exportJobs.failScoped(job.id, jobScope, "row_limit_exceeded"));

@@ -26,29 +26,29 @@ export interface Reader {
 }
 
 /** The ids of `ids` that `scope` reaches. */
-export type Reach = (ids: string[], scope: Scope) => Set<string>;
+export type Reach = (ids: string[], scope: Scope) => Promise<Set<string>>;
 
 export function covers(reader: Scope, job: Scope): boolean {
   return reader.tenant_id === job.tenant_id && (reader.owner_id === undefined || reader.owner_id === job.owner_id);
 }
 
-export function resultForReader(job: ExportJobRow, reader: Reader, reach: Reach): unknown {
+export async function resultForReader(job: ExportJobRow, reader: Reader, reach: Reach): Promise<unknown> {
   if (job.result === null) return null;
   const fields = job.read_fields.filter((f) => reader.fields.includes(f));
   const allRows = covers(reader.scope, job.scope);
   if (job.format === "json") {
     const rows = JSON.parse(job.result) as Array<Record<string, unknown>>;
-    return keep(rows, allRows, reader.scope, reach).map((row) => pick(row, fields));
+    return (await keep(rows, allRows, reader.scope, reach)).map((row) => pick(row, fields));
   }
   const csv = fromCsv(job.result);
   const columns = csv.columns.filter((c) => fields.includes(c));
   if (allRows && columns.length === csv.columns.length) return job.result;
-  return toCsv(columns, keep(csv.rows, allRows, reader.scope, reach));
+  return toCsv(columns, await keep(csv.rows, allRows, reader.scope, reach));
 }
 
-function keep<T extends Record<string, unknown>>(rows: T[], all: boolean, scope: Scope, reach: Reach): T[] {
+async function keep<T extends Record<string, unknown>>(rows: T[], all: boolean, scope: Scope, reach: Reach): Promise<T[]> {
   if (all) return rows;
   const ids = rows.map((r) => r.id).filter((id): id is string => typeof id === "string");
-  const reachable = ids.length === 0 ? new Set<string>() : reach(ids, scope);
+  const reachable = ids.length === 0 ? new Set<string>() : await reach(ids, scope);
   return rows.filter((r) => typeof r.id === "string" && reachable.has(r.id));
 }

@@ -19,14 +19,15 @@
  * timeout): one refused by another connection's lock is tried again on
  * timers until it succeeds or the runner stops.
  */
-import { DatabaseBusyError, retryWhileBusy, type ExportJobRow, type PortcullisDb } from "../../db";
+import { DatabaseBusyError, retryWhileBusy, type ExportJobRow } from "../../db";
+import type { DataStore } from "../../db/store";
 import type { ApiLogger } from "../deps";
 import { runExportJob } from "./job";
 
 export const DEFAULT_MAX_EXPORT_ROWS = 10_000;
 
 export interface ExportRunnerOptions {
-  db: PortcullisDb;
+  db: DataStore;
   logger: ApiLogger;
   /** The most rows one export may hold; beyond it the job fails with `row_limit_exceeded` (default 10 000). */
   maxRows?: number;
@@ -53,6 +54,8 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
   /** Tenants that may have queued jobs, in the order they get their next turn. */
   const pending = new Set<string>();
   let draining: Promise<void> | undefined;
+  /** resume()'s read of the tenants, until their jobs are under way. */
+  let resuming: Promise<void> | undefined;
   let stopped = false;
 
   const wake = (): void => {
@@ -71,10 +74,10 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
     );
   };
 
-  const claimNext = (): ExportJobRow | undefined => {
+  const claimNext = async (): Promise<ExportJobRow | undefined> => {
     for (const tenant of pending) {
       // Claimed before the tenant leaves the set: a claim refused by a lock held elsewhere loses no tenant.
-      const job = db.exportJobs.claimNextScoped({ tenant_id: tenant });
+      const job = await db.exportJobs.claimNextScoped({ tenant_id: tenant });
       pending.delete(tenant);
       if (job) {
         pending.add(tenant); // back of the line: the other tenants go first
@@ -86,16 +89,16 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
 
   /** Jobs a crash left `running` go back to the queue before anything is claimed (resume()). */
   let requeueInterrupted = false;
-  const requeue = (): void => {
+  const requeue = async (): Promise<void> => {
     for (const tenant of pending) {
-      const interrupted = db.exportJobs.requeueRunningScoped({ tenant_id: tenant });
+      const interrupted = await db.exportJobs.requeueRunningScoped({ tenant_id: tenant });
       if (interrupted > 0) logger({ level: "warn", event: "export.resumed", tenant, jobs: interrupted });
     }
     requeueInterrupted = false;
   };
 
   // Background work waits for a lock held elsewhere on timers, for as long as it takes (db/busy.ts).
-  const write = <T>(fn: () => T): Promise<T> => retryWhileBusy(fn, { boundMs: Infinity, stopping: () => stopped });
+  const write = <T>(fn: () => Promise<T>): Promise<T> => retryWhileBusy(fn, { boundMs: Infinity, stopping: () => stopped });
 
   const drain = async (): Promise<void> => {
     // Never on the caller's stack: the request that queued the job has been answered first.
@@ -138,17 +141,24 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
     },
 
     resume() {
-      for (const tenant of db.tenants.list()) pending.add(tenant.id);
       requeueInterrupted = true;
-      wake();
+      resuming = db.tenants.list().then(
+        (tenants) => {
+          for (const tenant of tenants) pending.add(tenant.id);
+          wake();
+        },
+        (err: unknown) => logger({ level: "error", event: "export.runner_failed", message: err instanceof Error ? err.message : String(err) }),
+      );
     },
 
     async idle() {
+      await resuming;
       while (draining) await draining;
     },
 
     async stop() {
       stopped = true;
+      await resuming;
       while (draining) await draining;
     },
   };

@@ -2,12 +2,16 @@
  * Step "act": validates the body against the route's schema (the policy has
  * already refused every field name that is not writable), keeps only the
  * decision's write fields, and runs the route's operation through the
- * decision's scope. Repository input errors become problems. A write that
- * meets another connection's lock is tried again on timers for a short
- * bound (db/busy.ts), then answered 503 database_busy: nothing written.
+ * decision's scope, through the async data store (db/store.ts: SQLite or
+ * PostgreSQL). Repository input errors become problems. A write that meets
+ * another connection's lock (SQLite) is tried again on timers for a short
+ * bound (db/busy.ts), then answered 503 database_busy; a database that
+ * cannot be reached (PostgreSQL) is 503 database_unavailable (errors.ts).
+ * Either way nothing was written: each attempt is one statement or one
+ * transaction.
  */
 import type { NextFunction, Request, Response } from "express";
-import { DbInputError, isBusy, retryWhileBusy, ScopeError, toScope } from "../../db";
+import { DbInputError, retryWhileBusy, ScopeError, toScope } from "../../db";
 import { stateOf, type ActResult } from "../context";
 import type { ApiDeps } from "../deps";
 import { Problem } from "../problems";
@@ -16,7 +20,7 @@ import type { ActContext, RouteHandler } from "../routes/types";
 import { validateBody } from "../validate";
 
 export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, routes: ReadonlyMap<string, RouteRecord>) {
-  return function act(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+  return async function act(req: Request, res: Response, next: NextFunction): Promise<void> {
     const state = stateOf(res);
     const decision = state.decision;
     if (!decision?.allow) throw new Error("act without an allowing decision");
@@ -43,19 +47,10 @@ export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, r
       id: state.resource.id,
       routes,
     };
-    const attempt = () => run(handler, ctx);
-    try {
-      state.result = attempt();
-    } catch (err) {
-      if (!isBusy(err)) throw err;
-      // Another connection holds the write lock. The attempt wrote nothing (one statement or one
-      // transaction); try again on timers, never sleeping in SQLite on the thread every request shares.
-      // Past the bound, DatabaseBusyError is answered 503 database_busy with Retry-After (errors.ts).
-      return retryWhileBusy(attempt, { boundMs: deps.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS }).then((result) => {
-        state.result = result;
-        next();
-      });
-    }
+    // Another connection holding SQLite's write lock fails an attempt at once, having written nothing (one
+    // statement or one transaction): it is tried again on timers, never sleeping in SQLite on the thread every
+    // request shares. Past the bound, DatabaseBusyError is answered 503 database_busy with Retry-After (errors.ts).
+    state.result = await retryWhileBusy(() => run(handler, ctx), { boundMs: deps.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS });
     next();
   };
 }
@@ -63,10 +58,10 @@ export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, r
 /** How long a write waits for another connection's lock before 503 database_busy. */
 export const DEFAULT_LOCK_WAIT_MS = 1000;
 
-function run(handler: RouteHandler, ctx: ActContext): ActResult {
+async function run(handler: RouteHandler, ctx: ActContext): Promise<ActResult> {
   const state = ctx.state;
   try {
-    const result = handler.act(ctx);
+    const result = await handler.act(ctx);
     if (state.resource.id !== undefined) state.scopeFound = true;
     return result;
   } catch (err) {

@@ -75,7 +75,7 @@ export function authenticate(deps: ApiDeps, store: RateLimitStore) {
     } catch (err) {
       throw await fail(tokenFailureClass(err));
     }
-    const identity = deps.db.users.findIdentity(subject);
+    const identity = await deps.db.users.findIdentity(subject);
     if (!identity) throw await fail("unknown_subject");
     if (identity.status !== "active") {
       // Recorded as who tried, so the log and security events show the account.

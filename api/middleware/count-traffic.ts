@@ -1,7 +1,7 @@
 /**
  * Step "count traffic" (mounted before every route, so it sees every
  * answer, matched or not): when the response is finished, counts the request
- * in SQLite by method, route TEMPLATE, version, status and actor class
+ * in the data store by method, route TEMPLATE, version, status and actor class
  * (db/traffic.ts). The route inventory reads these counts to tell live
  * routes and versions from dead ones and to decide when a version may go.
  *
@@ -16,12 +16,14 @@
  * so `portcullis versions` can say WHO still depends on a version before
  * it is removed. The inventory's own probes are not callers.
  *
- * Counting never affects the answer: it runs after the response and a
- * failing write is dropped (the request log still has the line).
+ * Counting never affects the answer: it runs after the response and only
+ * adds to memory; the store writes behind, holding the counts while the
+ * database refuses them (db/write-behind.ts).
  */
 import type { NextFunction, Request, Response } from "express";
 import type { RequestState } from "../context";
-import type { ActorClass, PortcullisDb } from "../../db";
+import type { ActorClass } from "../../db";
+import type { DataStore } from "../../db/store";
 import { clientOf } from "../../db/version-callers";
 
 export const UNMATCHED_TEMPLATE = "(unmatched)";
@@ -61,7 +63,7 @@ function pathVersion(req: Request, template: string): string {
   return v !== undefined && /^[A-Za-z0-9._-]{1,40}$/.test(v) ? v.toLowerCase() : "";
 }
 
-export function countTraffic(db: Pick<PortcullisDb, "traffic" | "versionCallers">) {
+export function countTraffic(db: Pick<DataStore, "traffic" | "versionCallers">) {
   // One listener for all requests (the response is `this`), not a closure per request.
   function counted(this: Response): void {
     try {
@@ -84,7 +86,7 @@ export function countTraffic(db: Pick<PortcullisDb, "traffic" | "versionCallers"
         db.versionCallers.count({ version: version.name, actorId: state.actor.id, tenantId: state.actor.tenant, client: clientOf(req.headers["user-agent"]) });
       }
     } catch {
-      // A closed or busy database must not turn into an error after the answer was sent.
+      // Counting only holds in memory (written behind); a bad hit must not turn into an error after the answer was sent.
     }
   }
   return function countTraffic(_req: Request, res: Response, next: NextFunction): void {

@@ -25,7 +25,7 @@ export function requestCounter(): RequestCounter {
 }
 
 export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, nextRequestId: RequestCounter) {
-  return function decide(req: Request, res: Response, next: NextFunction): void {
+  return async function decide(req: Request, res: Response, next: NextFunction): Promise<void> {
     const state = stateOf(res);
     const id = record.idParam ? req.params[record.idParam] : record.idField ? state.body[record.idField] : undefined;
     // A path id guard-params refused (malformed) is never looked up: it is answered invalid_param once the policy allows.
@@ -33,7 +33,7 @@ export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps
     if (typeof id === "string" && !malformedId) {
       state.resource.id = id;
       // Only an actor with a tenant can have rows located for it (anonymous callers are 401 anyway).
-      if (handler.locate && state.actor.tenant) Object.assign(state.resource, handler.locate({ req, state, deps, id }) ?? {});
+      if (handler.locate && state.actor.tenant) Object.assign(state.resource, (await handler.locate({ req, state, deps, id })) ?? {});
     }
     const input: DecisionInput = {
       actor: state.actor,

@@ -3,7 +3,9 @@
  * decision id. Unmatched paths are 404 route_not_found; a path the router
  * cannot percent-decode is 400 invalid_param; body-parser limits are 413;
  * a data store locked by another writer is 503 database_busy with
- * Retry-After (nothing was written); anything unexpected is a 500 whose
+ * Retry-After (nothing was written); a data store that cannot be reached in
+ * time (PostgreSQL down, connection lost, pool exhausted) is 503
+ * database_unavailable with Retry-After; anything unexpected is a 500 whose
  * message goes to the log only.
  *
  * This handler must never throw: Express would answer a throw here with its
@@ -11,13 +13,15 @@
  * answers with a fixed problem+json text.
  */
 import type { NextFunction, Request, Response } from "express";
-import { DatabaseBusyError, isBusy } from "../../db";
+import { DatabaseBusyError, DatabaseUnavailableError, isBusy } from "../../db";
 import { initState, type RequestState } from "../context";
 import type { ApiDeps } from "../deps";
 import { Problem, sendProblem } from "../problems";
 
 /** The Retry-After (seconds) of a 503 database_busy: the lock was held for the whole wait already. */
 const BUSY_RETRY_AFTER_SEC = 1;
+/** The Retry-After (seconds) of a 503 database_unavailable: a restart or failover takes seconds, not milliseconds. */
+export const UNAVAILABLE_RETRY_AFTER_SEC = 5;
 
 export function notFound(_req: Request, _res: Response, next: NextFunction): void {
   next(new Problem("route_not_found"));
@@ -53,6 +57,12 @@ function problemFor(err: unknown, req: Request, res: Response, state: RequestSta
     res.setHeader("Retry-After", String(BUSY_RETRY_AFTER_SEC));
     deps.logger({ level: "warn", event: "db.busy", path: req.path, decision_id: state.decisionId, waited_ms: err instanceof DatabaseBusyError ? err.waitedMs : 0 });
     return new Problem("database_busy");
+  }
+  if (err instanceof DatabaseUnavailableError) {
+    res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SEC));
+    // The driver's message (host, port, SQLSTATE text) is for the log only; it never names the password.
+    deps.logger({ level: "error", event: "db.unavailable", path: req.path, decision_id: state.decisionId, message: err.message });
+    return new Problem("database_unavailable");
   }
   if (isClientError(err)) return new Problem("malformed_request");
   deps.logger({ level: "error", event: "http.unhandled_error", path: req.path, decision_id: state.decisionId, message: err instanceof Error ? err.message : String(err) });

@@ -43,6 +43,8 @@ const REFUSED_BY: Record<string, string> = {
   rate_limit_unavailable: "rate-limit",
   route_not_found: "router",
   invalid_test_run: "test-run",
+  // The store could not be reached before the policy was asked (the actor's identity, the resource's tenant).
+  database_unavailable: "data-store",
 };
 
 /**

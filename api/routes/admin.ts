@@ -40,11 +40,11 @@ const jobLocation = (id: string) => `/api/admin/export/${encodeURIComponent(id)}
 const rowsDecisions = new WeakMap<ActContext, RecordedDecision>();
 
 const startExport: RouteHandler = {
-  act(ctx) {
+  async act(ctx) {
     let rows = rowsDecisions.get(ctx);
     if (!rows) rowsDecisions.set(ctx, (rows = decideAsRoute(ctx, "invoices.export")));
     if (!rows.allow) throw problemForDecision(rows.status, rows.reason);
-    const job = ctx.deps.db.exportJobs.createScoped(ctx.scope, {
+    const job = await ctx.deps.db.exportJobs.createScoped(ctx.scope, {
       requestedBy: ctx.state.actor.id,
       format: requestedFormat(ctx),
       readFields: rows.fields.read,
@@ -56,20 +56,20 @@ const startExport: RouteHandler = {
 };
 
 const getExport: RouteHandler = {
-  act(ctx) {
-    const job = ctx.deps.db.exportJobs.getScoped(ctx.id ?? "", ctx.scope);
+  async act(ctx) {
+    const job = await ctx.deps.db.exportJobs.getScoped(ctx.id ?? "", ctx.scope);
     if (!job) throw new Problem("not_found");
     if (job.result === null) return { status: 200, body: { one: exportJobView(job) } };
     // The rows are invoices: the reader sees the ones, and the fields, it may read through invoices.export now.
     const rows = decideAsRoute(ctx, "invoices.export");
     if (!rows.allow) throw problemForDecision(rows.status, rows.reason);
     const { invoices } = ctx.deps.db;
-    const reach = (ids: string[], scope: Scope) => {
+    const reach = async (ids: string[], scope: Scope) => {
       const found = new Set<string>();
-      for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP) for (const row of invoices.getManyScoped(ids.slice(i, i + IDS_PER_LOOKUP), scope)) found.add(row.id);
+      for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP) for (const row of await invoices.getManyScoped(ids.slice(i, i + IDS_PER_LOOKUP), scope)) found.add(row.id);
       return found;
     };
-    return { status: 200, body: { one: exportJobView(job, resultForReader(job, { fields: rows.fields.read, scope: toScope(rows.scope) }, reach)) } };
+    return { status: 200, body: { one: exportJobView(job, await resultForReader(job, { fields: rows.fields.read, scope: toScope(rows.scope) }, reach)) } };
   },
 };
 
@@ -77,11 +77,11 @@ const getExport: RouteHandler = {
 const REPORT_COLUMNS = ["status", "count", "amount_cents"] as const;
 
 const reportExport: RouteHandler = {
-  act(ctx) {
+  async act(ctx) {
     const format = requestedFormat(ctx);
     // Asked for CSV by a client that will not take it: refused before any row is read.
     if (format === "csv" && !ctx.req.accepts("text/csv")) throw new Problem("not_acceptable", { detail: "format csv is answered as text/csv, which the Accept header refuses" });
-    const rows = ctx.deps.db.invoices.totalsByStatusScoped(ctx.scope);
+    const rows = await ctx.deps.db.invoices.totalsByStatusScoped(ctx.scope);
     const generatedAt = new Date().toISOString();
     const view = { name: "invoices-by-status", format, generatedAt, rows };
     if (format === "json") return { status: 200, body: { one: view } };

@@ -26,6 +26,17 @@ function rateLimitStoreMetrics(deps: ApiDeps): Record<string, unknown> {
   };
 }
 
+/** The data store's backend and whether it answers; the driver's last error for staff. */
+function databaseMetrics(deps: ApiDeps) {
+  const health = deps.db.health();
+  return {
+    backend: deps.db.backend,
+    available: health.available,
+    failing_since: health.available ? null : health.since,
+    error: health.available ? null : health.error,
+  };
+}
+
 export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string, unknown>): Record<string, RouteHandler> {
   return {
     "health.get": {
@@ -60,6 +71,7 @@ export function diagnosticRoutes(metrics: Metrics, openapi: () => Record<string,
                 // Traffic counts and security events held in memory (a lock held elsewhere) or lost to a full buffer.
                 bookkeeping: ctx.deps.db.bookkeeping(),
                 rate_limit_store: rateLimitStoreMetrics(ctx.deps),
+                database: databaseMetrics(ctx.deps),
               },
             },
           },

@@ -15,14 +15,14 @@ import { LISTS } from "../views";
 import type { RouteHandler } from "./types";
 
 const search: RouteHandler = {
-  act(ctx) {
+  async act(ctx) {
     const q = ctx.query.q;
     if (typeof q !== "string") throw new Problem("invalid_param", { detail: "query parameter \"q\" is required", extensions: { param: "q" } });
     const limit = typeof ctx.query.limit === "number" ? ctx.query.limit : 20;
-    const users = ctx.deps.db.users.searchScoped(ctx.scope, q, limit).map((u) => ({ id: u.id, type: "user", title: u.display_name }));
+    const users = (await ctx.deps.db.users.searchScoped(ctx.scope, q, limit)).map((u) => ({ id: u.id, type: "user", title: u.display_name }));
     const invoiceDecision = decideAsRoute(ctx, "invoices.list");
     const invoices = invoiceDecision.allow
-      ? ctx.deps.db.invoices.searchScoped(toScope(invoiceDecision.scope), q, limit).map((i) => ({ id: i.id, type: "invoice", title: i.number }))
+      ? (await ctx.deps.db.invoices.searchScoped(toScope(invoiceDecision.scope), q, limit)).map((i) => ({ id: i.id, type: "invoice", title: i.number }))
       : [];
     return { status: 200, body: { many: [...users, ...invoices].slice(0, limit), wrap: LISTS["search.get"].rows } };
   },

@@ -33,6 +33,6 @@ export interface RouteHandler {
    * Only the attributes reach the policy, never the client; a row of
    * another tenant is answered 404 by the policy, exactly like a missing one.
    */
-  locate?(ctx: { req: Request; state: RequestState; deps: ApiDeps; id: string }): { tenant?: string; owner?: string } | undefined;
-  act(ctx: ActContext): ActResult;
+  locate?(ctx: { req: Request; state: RequestState; deps: ApiDeps; id: string }): Promise<{ tenant?: string; owner?: string } | undefined>;
+  act(ctx: ActContext): ActResult | Promise<ActResult>;
 }

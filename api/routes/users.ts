@@ -6,37 +6,35 @@
  * in the request to tamper with, and the owner-scoped decision pins the
  * query to it anyway.
  */
-import type { UserRow } from "../../db";
 import { Problem } from "../problems";
 import { userView } from "../views";
 import type { ActContext, RouteHandler } from "./types";
 
 const me: RouteHandler = {
-  act(ctx) {
-    const row = ctx.deps.db.users.getScoped(ctx.state.actor.id, ctx.scope);
+  async act(ctx) {
+    const row = await ctx.deps.db.users.getScoped(ctx.state.actor.id, ctx.scope);
     if (!row) throw new Problem("not_found");
     return { status: 200, body: { one: userView(row) } };
   },
 };
 
 const updateMe: RouteHandler = {
-  act(ctx) {
+  async act(ctx) {
     const changes: { displayName?: string } = {};
     if (typeof ctx.body.displayName === "string") changes.displayName = ctx.body.displayName;
-    const row = ctx.deps.db.users.updateScoped(ctx.state.actor.id, ctx.scope, changes);
+    const row = await ctx.deps.db.users.updateScoped(ctx.state.actor.id, ctx.scope, changes);
     if (!row) throw new Problem("not_found");
     return { status: 200, body: { one: userView(row) } };
   },
 };
 
 const invite: RouteHandler = {
-  act(ctx) {
-    const { db } = ctx.deps;
-    // Invitations are always members: roles are never set through the API.
-    const row = db.transaction((): UserRow => {
-      const created = db.users.inviteScoped(ctx.scope, { email: ctx.body.email as string, role: "member" });
+  async act(ctx) {
+    // Invitations are always members: roles are never set through the API. Both writes or neither.
+    const row = await ctx.deps.db.transaction(async (tx) => {
+      const created = await tx.users.inviteScoped(ctx.scope, { email: ctx.body.email as string, role: "member" });
       if (typeof ctx.body.displayName !== "string") return created;
-      return db.users.updateScoped(created.id, { tenant_id: ctx.scope.tenant_id }, { displayName: ctx.body.displayName }) ?? created;
+      return (await tx.users.updateScoped(created.id, { tenant_id: ctx.scope.tenant_id }, { displayName: ctx.body.displayName })) ?? created;
     });
     return { status: 201, body: { one: userView(row) } };
   },
@@ -45,14 +43,14 @@ const invite: RouteHandler = {
 /** Moderation targets are located by identity (tenant only), so a user of another tenant is 404 from the policy. */
 function moderation(status: "suspended" | "disabled" | "banned"): RouteHandler {
   return {
-    locate: ({ deps, id }) => {
-      const identity = deps.db.users.findIdentity(id);
+    locate: async ({ deps, id }) => {
+      const identity = await deps.db.users.findIdentity(id);
       return identity ? { tenant: identity.tenant_id } : undefined;
     },
-    act(ctx: ActContext) {
+    async act(ctx: ActContext) {
       const target = ctx.id ?? "";
       if (target === ctx.state.actor.id) throw new Problem("conflict", { detail: `admins cannot ${verb(status)} their own account` });
-      const row = ctx.deps.db.users.setStatusScoped(target, ctx.scope, status);
+      const row = await ctx.deps.db.users.setStatusScoped(target, ctx.scope, status);
       if (!row) throw new Problem("not_found");
       return { status: 200, body: { one: userView(row) } };
     },

@@ -26,10 +26,14 @@
  * Details hold names, ids and reasons, never bodies or tokens. A request
  * of a verified test run carries its run id (`test_run`), so auditors can
  * tell a matrix or inventory run's provocations from an attacker's. Recording
- * never fails a request: errors go to the structured log.
+ * never fails a request: errors go to the structured log. Events are held
+ * by the store and written behind (db/store.ts recordLater); the lookups
+ * that classify a 404 (which tenant, which owner) run after the answer, as
+ * background work the service waits for before closing the store
+ * (ApiDeps.background).
  */
 import type { RequestState } from "../context";
-import type { ApiDeps } from "../deps";
+import { BackgroundWork, type ApiDeps } from "../deps";
 import { UNWRITABLE_FIELDS } from "../fields";
 import { SECURITY_PARAMS } from "../middleware/guard-params";
 
@@ -44,10 +48,12 @@ export class SecurityMonitor {
   private readonly misses = new Map<string, Array<{ id: string; at: number }>>();
   private readonly threshold: number;
   private readonly windowMs: number;
+  private readonly background: BackgroundWork;
 
   constructor(private readonly deps: ApiDeps, private readonly now: () => number = Date.now) {
     this.threshold = deps.enumeration?.threshold ?? DEFAULT_ENUMERATION.threshold;
     this.windowMs = deps.enumeration?.windowMs ?? DEFAULT_ENUMERATION.windowMs;
+    this.background = deps.background ?? new BackgroundWork();
   }
 
   /** Runs on every finished request: the common (clean) request allocates nothing here. */
@@ -70,18 +76,23 @@ export class SecurityMonitor {
       const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
       if (securityParams.length > 0) this.record(state, status, "forbidden_param", { params: securityParams.slice(0, 10) });
     }
-    const resourceTenant = state.resource.tenant ?? (status === 404 ? this.ownerTenant(route.resource, state.resource.id) : undefined);
-    if (resourceTenant && state.actor.tenant && resourceTenant !== state.actor.tenant) {
-      this.record(state, status, "cross_tenant_id", { resource_type: route.resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
-    } else if (state.scopeFound === false && state.actor.tenant && state.decision?.scope.owner_id) {
-      const owner = this.ownerInTenant(route.resource, state.resource.id, state.actor.tenant);
-      if (owner && owner !== state.decision.scope.owner_id) {
-        this.record(state, status, "cross_owner_id", { resource_type: route.resource, resource_id: state.resource.id, outcome: "not_found" });
-      }
-    }
+    if (state.resource.tenant || (status === 404 && state.resource.id) || state.scopeFound === false) this.background.track(this.crossing(state, status, route.resource));
     if (status === 404 && state.resource.id && state.actor.id !== "anonymous") {
       const ids = this.notFound(`${state.actor.id}|${route.resource}`, state.resource.id);
       if (ids) this.record(state, status, "enumeration", { resource_type: route.resource, distinct_ids: ids, window_sec: this.windowMs / 1000 });
+    }
+  }
+
+  /** A request naming another tenant's row, or (owner-scoped) another member's row of the same tenant. */
+  private async crossing(state: RequestState, status: number, resource: string): Promise<void> {
+    const resourceTenant = state.resource.tenant ?? (status === 404 ? await this.ownerTenant(resource, state.resource.id) : undefined);
+    if (resourceTenant && state.actor.tenant && resourceTenant !== state.actor.tenant) {
+      this.record(state, status, "cross_tenant_id", { resource_type: resource, resource_id: state.resource.id, resource_tenant: resourceTenant });
+    } else if (state.scopeFound === false && state.actor.tenant && state.decision?.scope.owner_id) {
+      const owner = await this.ownerInTenant(resource, state.resource.id, state.actor.tenant);
+      if (owner && owner !== state.decision.scope.owner_id) {
+        this.record(state, status, "cross_owner_id", { resource_type: resource, resource_id: state.resource.id, outcome: "not_found" });
+      }
     }
   }
 
@@ -109,14 +120,14 @@ export class SecurityMonitor {
    * id from a missing one; after the answer has gone out, the monitor asks
    * which tenant owns the id (never the caller).
    */
-  private ownerTenant(resource: string, id: string | undefined): string | undefined {
+  private async ownerTenant(resource: string, id: string | undefined): Promise<string | undefined> {
     if (!id) return undefined;
     try {
-      if (resource === "invoice") return this.deps.db.invoices.tenantOf(id);
-      if (resource === "export") return this.deps.db.exportJobs.tenantOf(id);
+      if (resource === "invoice") return await this.deps.db.invoices.tenantOf(id);
+      if (resource === "export") return await this.deps.db.exportJobs.tenantOf(id);
       return undefined;
     } catch {
-      return undefined; // a malformed id: nothing owns it
+      return undefined; // a malformed id (nothing owns it), or a database gone meanwhile: no classification
     }
   }
 
@@ -126,14 +137,14 @@ export class SecurityMonitor {
    * to classify the attempt (never to answer it). The owner is never put in
    * the event: the caller's scope did not allow them to learn it.
    */
-  private ownerInTenant(resource: string, id: string | undefined, tenant: string): string | undefined {
+  private async ownerInTenant(resource: string, id: string | undefined, tenant: string): Promise<string | undefined> {
     if (!id) return undefined;
     try {
-      if (resource === "invoice") return this.deps.db.invoices.getScoped(id, { tenant_id: tenant })?.owner_id;
-      if (resource === "export") return this.deps.db.exportJobs.getScoped(id, { tenant_id: tenant })?.requested_by;
+      if (resource === "invoice") return (await this.deps.db.invoices.getScoped(id, { tenant_id: tenant }))?.owner_id;
+      if (resource === "export") return (await this.deps.db.exportJobs.getScoped(id, { tenant_id: tenant }))?.requested_by;
       return undefined;
     } catch {
-      return undefined; // a malformed id: nothing owns it
+      return undefined; // a malformed id (nothing owns it), or a database gone meanwhile: no classification
     }
   }
 

@@ -18,14 +18,17 @@ import { pgExportJobsRepository } from "./exports";
 import { pgInvoicesRepository } from "./invoices";
 import { pgSchemaVersion } from "./migrate";
 import { PG_LATEST_VERSION } from "./migrations";
-import { createPool } from "./pool";
-import { pgSecurityEventsRepository } from "./security-events";
+import { createPool, type PoolOptions } from "./pool";
+import { pgSecurityEventsRepository, pgStoreSecurityEvents } from "./security-events";
 import { poolSession, type Session } from "./session";
 import { pgTrafficRepository } from "./traffic";
 import { pgUsersRepository } from "./users";
 import { pgVersionCallersRepository } from "./version-callers";
+import { trackAvailability } from "./unavailable";
+import { throwIfLost } from "../write-behind";
 
-export { createPool } from "./pool";
+export { createPool, type PoolOptions } from "./pool";
+export { isUnavailable } from "./unavailable";
 export { migratePg, MigrationError } from "./migrate";
 export { PG_LATEST_VERSION } from "./migrations";
 
@@ -44,7 +47,12 @@ export interface PgStoreOptions {
   url?: string;
   /** An existing pool (created with createPool, for its type parsing); it stays the caller's to end. */
   pool?: pg.Pool;
+  /** For a pool created here (`url`): its size and bounds (pool.ts). */
+  poolOptions?: Omit<PoolOptions, "url">;
 }
+
+/** The longest close() waits for held bookkeeping to be written before it gives up and reports the loss. */
+const CLOSE_FLUSH_BOUND_MS = 2000;
 
 function repositories(session: Session): Repositories {
   return {
@@ -78,7 +86,7 @@ async function checkServiceRole(pool: pg.Pool): Promise<void> {
 export async function openPgStore(options: PgStoreOptions): Promise<DataStore> {
   if (options.pool === undefined && options.url === undefined) throw new Error("openPgStore needs a url or a pool");
   const ownPool = options.pool === undefined;
-  const pool = options.pool ?? createPool({ url: options.url as string });
+  const pool = options.pool ?? createPool({ ...options.poolOptions, url: options.url as string });
   try {
     const client = await pool.connect();
     let version: number;
@@ -95,25 +103,43 @@ export async function openPgStore(options: PgStoreOptions): Promise<DataStore> {
     if (ownPool) await pool.end();
     throw err;
   }
-  const session = poolSession(pool);
+  const availability = trackAvailability(() => pool.query("SELECT 1"));
+  const session = poolSession(pool, availability);
   const traffic = pgTrafficRepository(session);
   const versionCallers = pgVersionCallersRepository(session);
+  const securityEvents = pgStoreSecurityEvents(session);
+  const bookkeeping = () => ({ traffic: traffic.stats(), securityEvents: securityEvents.stats(), versionCallers: versionCallers.stats() });
   let closed: Promise<void> | undefined;
   return {
     ...repositories(session),
     backend: "postgres",
     schemaVersion: PG_LATEST_VERSION,
+    securityEvents,
     traffic,
     versionCallers,
+    bookkeeping,
+    health: availability.health,
     close: () =>
       (closed ??= (async () => {
         try {
-          // counts summed in memory are not lost at shutdown
-          await traffic.flush();
-          await versionCallers.flush();
+          // What is held is written now if the database lets it within the bound; what is not is reported.
+          await withinBound(Promise.all([traffic.flush(), versionCallers.flush(), securityEvents.flush()]), CLOSE_FLUSH_BOUND_MS);
+        } catch {
+          // Still held: counted below.
         } finally {
+          availability.stop();
           if (ownPool) await pool.end();
         }
+        throwIfLost(bookkeeping());
       })()),
   };
+}
+
+/** Resolves or rejects with `work`, or rejects once `ms` have passed (the work goes on, unheard). */
+function withinBound<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, bound]).finally(() => clearTimeout(timer));
 }

@@ -33,26 +33,43 @@ const portcullisTypes: pg.CustomTypesConfig = {
 export interface PoolOptions {
   /** postgres://user:password@host:port/database */
   url: string;
-  /** Connections kept at most (default 10). */
+  /** Connections kept at most (default 10: config database.poolMax). */
   max?: number;
-  /**
-   * Longest wait for a connection, and for a query's answer measured by the
-   * client (so a server that stopped answering is noticed too); default 10 s.
-   */
-  timeoutMs?: number;
+  /** The longest wait to connect, or for a pooled connection to come free (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** The longest a statement runs on the server (statement_timeout; default 5000 ms). */
+  statementTimeoutMs?: number;
 }
 
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+/** A transaction left open this long by a client that stopped talking is ended by the server (its locks with it). */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+/** What the client waits for an answer beyond the server's own statement timeout: the server is gone without a word. */
+const CLIENT_GRACE_MS = 1000;
+
+/**
+ * Every wait is bounded, so a lost server is a prompt error (db/pg/unavailable.ts),
+ * never a request that hangs: connecting and acquiring (connectionTimeoutMillis),
+ * a statement on the server (statement_timeout) and on the client (query_timeout:
+ * a server that stopped answering without closing the socket), TCP keep-alive.
+ */
 export function createPool(options: PoolOptions): pg.Pool {
-  return new pg.Pool({
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     types: portcullisTypes,
     // Named in pg_stat_activity, so an operator can tell the service's connections apart.
     application_name: "portcullis",
-    // A statement stuck behind a lock fails after 10 s instead of holding a request forever.
-    statement_timeout: options.timeoutMs ?? 10_000,
-    connectionTimeoutMillis: options.timeoutMs ?? 10_000,
-    // Client-side: a connection whose server vanished (no RST) would otherwise wait for TCP to give up.
-    query_timeout: options.timeoutMs === undefined ? undefined : options.timeoutMs + 1000,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + CLIENT_GRACE_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
   });
+  // An IDLE pooled connection that dies (server restart, pg_terminate_backend) is dropped by the pool, which then
+  // emits `error`: unheard, node would end the process. The next use connects afresh (or fails as unavailable).
+  pool.on("error", () => undefined);
+  return pool;
 }

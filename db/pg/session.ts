@@ -10,6 +10,7 @@
  * per session (SET without LOCAL), and `scoped` is the only place setting it.
  */
 import type pg from "pg";
+import type { Availability } from "./unavailable";
 
 export interface Session {
   /** One statement with `portcullis.tenant` set to tenantId for it (and, in a transaction, until the next scoped call). */
@@ -60,6 +61,10 @@ function transactionSession(client: pg.PoolClient, isOpen: () => boolean): Sessi
 async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A checked-out client whose connection dies (server stopped, pg_terminate_backend) emits `error`:
+  // unheard, node would end the process. The statement under way rejects with it anyway.
+  const lost = (err: Error): void => void (broken ??= err);
+  client.on("error", lost);
   try {
     await client.query("BEGIN");
     try {
@@ -71,26 +76,47 @@ async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Pr
       throw err;
     }
   } finally {
+    // A broken client keeps the listener: it is discarded, and may still report its socket's end.
+    if (!broken) client.removeListener("error", lost);
     client.release(broken);
   }
 }
 
-export function poolSession(pool: pg.Pool): Session {
+/**
+ * Statements on the pool. With `availability`, every top-level call reports
+ * to it: a failure for want of the database rejects as DatabaseUnavailableError
+ * (unavailable.ts), a success says the database answers again.
+ */
+export function poolSession(pool: pg.Pool, availability?: Availability): Session {
+  const watched = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (!availability) return run();
+    try {
+      const result = await run();
+      availability.succeeded();
+      return result;
+    } catch (err) {
+      throw availability.classify(err);
+    }
+  };
   return {
     scoped: (tenantId, sql, params) =>
-      inTransaction(pool, async (client) => {
-        await client.query(SET_TENANT, [tenantId]);
-        return client.query(sql, params);
-      }),
-    query: (sql, params) => pool.query(sql, params),
+      watched(() =>
+        inTransaction(pool, async (client) => {
+          await client.query(SET_TENANT, [tenantId]);
+          return client.query(sql, params);
+        }),
+      ),
+    query: (sql, params) => watched(() => pool.query(sql, params)),
     atomic: (fn) =>
-      inTransaction(pool, async (client) => {
-        let open = true;
-        try {
-          return await fn(transactionSession(client, () => open));
-        } finally {
-          open = false;
-        }
-      }),
+      watched(() =>
+        inTransaction(pool, async (client) => {
+          let open = true;
+          try {
+            return await fn(transactionSession(client, () => open));
+          } finally {
+            open = false;
+          }
+        }),
+      ),
   };
 }

@@ -1,18 +1,24 @@
 /**
  * Traffic counts on PostgreSQL: the same in-memory sums as db/traffic.ts
- * (addHit), written by one upsert transaction per second or per 500 keys,
- * so counts from every instance add up in one table (`count = count + $n`
- * is atomic per row under concurrent upserts).
+ * (hitEntry, mergeCount), written by one upsert transaction per second or
+ * per 500 keys, so counts from every instance add up in one table (`count =
+ * count + $n` is atomic per row under concurrent upserts). Held while the
+ * database cannot be reached, dropped and counted past the bound
+ * (db/write-behind.ts asyncWriteBehind).
  */
-import { addHit, FLUSH_INTERVAL_MS, MAX_PENDING_KEYS, type PendingCount, type TrafficRow } from "../traffic";
+import { FLUSH_INTERVAL_MS, hitEntry, MAX_HELD_KEYS, MAX_PENDING_KEYS, mergeCount, type PendingCount, type TrafficRow } from "../traffic";
 import type { AsyncTrafficRepository } from "../store";
-import { pendingCounts, sinceDayParams } from "./pending-counts";
+import { asyncWriteBehind, type WriteBehindStats } from "../write-behind";
+import { sinceDayParams } from "./since";
 import type { Session } from "./session";
 
-export function pgTrafficRepository(session: Session, now: () => Date = () => new Date()): AsyncTrafficRepository {
-  const counts = pendingCounts<PendingCount>({
+export function pgTrafficRepository(session: Session, now: () => Date = () => new Date()): AsyncTrafficRepository & { stats(): WriteBehindStats } {
+  const counts = asyncWriteBehind<PendingCount>({
     intervalMs: FLUSH_INTERVAL_MS,
     flushAtKeys: MAX_PENDING_KEYS,
+    maxKeys: MAX_HELD_KEYS,
+    weight: (entry) => entry.count,
+    merge: mergeCount,
     write: (rows) =>
       session.atomic(async (tx) => {
         for (const row of rows) {
@@ -29,14 +35,16 @@ export function pgTrafficRepository(session: Session, now: () => Date = () => ne
 
   return {
     count(hit) {
-      addHit(counts.pending, hit, now);
-      counts.added();
+      const [key, entry] = hitEntry(hit, now);
+      counts.add(key, entry);
     },
 
     flush: counts.flush,
+    stats: counts.stats,
 
     async summary(filter = {}) {
-      await counts.flush();
+      // What is held is written first when it can be.
+      await counts.flushQuietly();
       const params = sinceDayParams(filter);
       const { rows } = await session.query<TrafficRow>(
         `SELECT day, method, template, version, status, actor_class, probe, count, last_seen

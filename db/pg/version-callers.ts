@@ -1,6 +1,6 @@
 /**
  * Deprecated-version callers on PostgreSQL: the same in-memory sums as
- * db/version-callers.ts (addCall), written once a second in one transaction,
+ * db/version-callers.ts (callEntry, mergeCall), held and written once a second in one transaction,
  * with the same cap: one actor keeps at most MAX_CLIENTS distinct clients
  * per version and day, the rest count under "(other)". Several instances
  * flush into one table, so each key's check-then-upsert runs under a
@@ -8,14 +8,18 @@
  * exactly, whatever the concurrency.
  */
 import type { AsyncVersionCallersRepository } from "../store";
-import { addCall, FLUSH_INTERVAL_MS, MAX_CLIENTS, MAX_PENDING_KEYS, OTHER_CLIENT, type PendingCall, type VersionCallerRow } from "../version-callers";
-import { pendingCounts, sinceDayParams } from "./pending-counts";
+import { callEntry, FLUSH_INTERVAL_MS, MAX_CLIENTS, MAX_HELD_KEYS, MAX_PENDING_KEYS, mergeCall, OTHER_CLIENT, type PendingCall, type VersionCallerRow } from "../version-callers";
+import { asyncWriteBehind, type WriteBehindStats } from "../write-behind";
+import { sinceDayParams } from "./since";
 import type { Session } from "./session";
 
-export function pgVersionCallersRepository(session: Session, now: () => Date = () => new Date()): AsyncVersionCallersRepository {
-  const counts = pendingCounts<PendingCall>({
+export function pgVersionCallersRepository(session: Session, now: () => Date = () => new Date()): AsyncVersionCallersRepository & { stats(): WriteBehindStats } {
+  const counts = asyncWriteBehind<PendingCall>({
     intervalMs: FLUSH_INTERVAL_MS,
     flushAtKeys: MAX_PENDING_KEYS,
+    maxKeys: MAX_HELD_KEYS,
+    weight: (entry) => entry.count,
+    merge: mergeCall,
     write: (rows) =>
       session.atomic(async (tx) => {
         for (const row of rows) {
@@ -40,14 +44,16 @@ export function pgVersionCallersRepository(session: Session, now: () => Date = (
 
   return {
     count(call) {
-      addCall(counts.pending, call, now);
-      counts.added();
+      const [key, entry] = callEntry(call, now);
+      counts.add(key, entry);
     },
 
     flush: counts.flush,
+    stats: counts.stats,
 
     async summary(filter = {}) {
-      await counts.flush();
+      // What is held is written first when it can be.
+      await counts.flushQuietly();
       const params = sinceDayParams(filter);
       const { rows } = await session.query<VersionCallerRow>(
         `SELECT day, version, actor_id, tenant_id, client, count, last_seen FROM version_callers${params.length > 0 ? " WHERE day >= $1::date" : ""}

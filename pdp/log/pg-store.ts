@@ -27,7 +27,7 @@ import type { DecisionRow, OutcomeRow } from "./store";
  * never a request that hangs.
  */
 export function openLogPool(url: string): pg.Pool {
-  const pool = createPool({ url, max: 2, timeoutMs: 3000 });
+  const pool = createPool({ url, max: 2, connectTimeoutMs: 3000, statementTimeoutMs: 3000 });
   // An idle connection the server closed (a restart): the next write reconnects. Without a
   // listener, pg's 'error' event would end the process.
   pool.on("error", () => undefined);

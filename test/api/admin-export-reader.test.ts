@@ -94,7 +94,7 @@ test("support, once granted job reads, gets the rows without the fields support 
 test("a member, once granted job reads, gets only her own invoices, cut to member fields", async () => {
   const json = await request(h.app).get(jobs.json).set(await h.auth("u_alice"));
   expect(json.status).toBe(200);
-  const own = h.db.invoices.listScoped({ tenant_id: "t_acme", owner_id: "u_alice" }, { limit: 100, offset: 0 }).map((r) => r.id).sort();
+  const own = (await h.db.invoices.listScoped({ tenant_id: "t_acme", owner_id: "u_alice" }, { limit: 100, offset: 0 })).map((r) => r.id).sort();
   expect(own.length).toBeGreaterThan(0);
   expect(json.body.result.map((r: { id: string }) => r.id).sort()).toEqual(own);
   expect(keysOf(json.body.result)).not.toContain("owner_id");

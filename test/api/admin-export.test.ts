@@ -163,7 +163,7 @@ describe("export jobs", () => {
     expect(JSON.stringify(foreign.body)).not.toMatch(/inv_|result|t_acme/);
     // The probe for another tenant's job is on the security record; the unknown id is not cross-tenant.
     const jobId = started.headers.location.split("/").pop();
-    const events = h.db.securityEvents.query({ kind: "cross_tenant_id", actorId: "u_erin" });
+    const events = (await h.events({ kind: "cross_tenant_id", actorId: "u_erin" }));
     expect(events.map((e) => [e.detail.resource_type, e.detail.resource_id, e.detail.resource_tenant])).toEqual([["export", jobId, "t_acme"]]);
   });
 
@@ -202,10 +202,10 @@ describe("start-up resumes a job a crash left running", () => {
   let jobId: string;
   beforeAll(async () => {
     h = await startHarness({
-      beforeStart(db) {
+      async beforeStart(db) {
         // The previous process accepted the job with these fields, claimed it, and died.
-        jobId = db.exportJobs.createScoped(ACME, { requestedBy: "u_carol", format: "json", readFields: ["id", "number"], rowScope: ACME }).id;
-        expect(db.exportJobs.claimNextScoped(ACME)).toMatchObject({ id: jobId, status: "running" });
+        jobId = (await db.exportJobs.createScoped(ACME, { requestedBy: "u_carol", format: "json", readFields: ["id", "number"], rowScope: ACME })).id;
+        expect(await db.exportJobs.claimNextScoped(ACME)).toMatchObject({ id: jobId, status: "running" });
       },
     });
   });

@@ -82,11 +82,11 @@ test("a full decision store: /health degraded, writes 503 with Retry-After and n
       reasons: [{ component: "decision_log", code: "decision_log_unavailable", detail: expect.stringMatching(/state-changing requests are refused/), since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }],
     });
 
-    const before = h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })?.display_name;
+    const before = (await h.db.users.getScoped("u_alice", { tenant_id: "t_acme" }))?.display_name;
     const write = await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "Never Stored" });
     expectProblem(write, 503, "decision_log_unavailable");
     expect(write.headers["retry-after"]).toBe("10");
-    expect(h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })?.display_name).toBe(before);
+    expect((await h.db.users.getScoped("u_alice", { tenant_id: "t_acme" }))?.display_name).toBe(before);
 
     // Reads keep answering; their decisions pile up only to the buffer's bound, the rest are counted as lost.
     const auth = await h.auth("u_bob");

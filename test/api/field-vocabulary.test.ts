@@ -130,7 +130,7 @@ describe("the body guard knows every protected and retired name, in any spelling
         .set(await h.auth("u_bob"))
         .send({ displayName: "Bob", prefs: [{ nested: { [spelling]: 1 } }] });
       expect(res.status).toBe(403);
-      const event = h.db.securityEvents.query({ kind: "protected_field_submission", actorId: "u_bob" }).find((e) => e.decision_id === res.headers["decision-id"]);
+      const event = (await h.events({ kind: "protected_field_submission", actorId: "u_bob" })).find((e) => e.decision_id === res.headers["decision-id"]);
       expect({ spelling, fields: (event?.detail as { fields?: string[] } | undefined)?.fields }).toEqual({ spelling, fields: expect.arrayContaining([name]) });
     }
   });

@@ -1,13 +1,20 @@
 /**
  * The real thing, in process, for the API suites: the service as
  * `portcullis serve` builds it (api/service.ts) from the policy bundle
- * compiled from rego/ by our compiler, a seeded SQLite file and the SQLite
+ * compiled from rego/ by our compiler, a seeded data store, the SQLite
  * decision log in a temp dir, and a test ES256 key set. Tokens are real
  * signed JWTs. Nothing is mocked.
  *
- *   const h = await startHarness();
+ *   const h = await startHarness();                          // SQLite: a seeded file in the temp dir
+ *   const h = await startHarness({ backend: "postgres" });   // PostgreSQL: a database of its own
  *   await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_alice"));
  *   await h.close();
+ *
+ * PostgreSQL: a database cloned from the migrated and seeded template of the
+ * repository contract suite (test/db/contract/backends.ts: the private
+ * cluster of scripts/services/postgres.sh, started when needed), reached by
+ * the service through `database.url` as the service role, dropped by close().
+ * Suites that run on both backends: `describe.each(BACKENDS)` below.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -22,11 +29,17 @@ import { createService } from "../../api/service";
 import type { ConfigInput } from "../../config";
 import type { LogFailureStance } from "../../api/trail/config";
 import { collectPolicyInputs } from "../../cli/files";
-import type { PortcullisDb } from "../../db";
+import type { SecurityEventFilter, SecurityEventRow } from "../../db";
+import type { DataStore } from "../../db/store";
 import type { Pdp } from "../../pdp";
 import { compile } from "../../pdp/compiler";
 import { writeBundle } from "../../pdp/compiler/bundle";
 import type { ManagedDecisionLog } from "../../pdp/log";
+import { clonePgDatabase, type PgUrls } from "../db/contract/backends";
+
+export type BackendName = "sqlite" | "postgres";
+/** The data stores the API suites that touch data run against. */
+export const BACKENDS: BackendName[] = ["sqlite", "postgres"];
 
 export const ISSUER = "urn:portcullis:test";
 export const AUDIENCE = "portcullis-test";
@@ -71,7 +84,15 @@ export function policyBundle(revision = "api-test"): Buffer {
 
 export interface Harness {
   app: Express;
-  db: PortcullisDb;
+  backend: BackendName;
+  /** The service's data store (db/store.ts), the same async contract on both backends. */
+  db: DataStore;
+  /** PostgreSQL: this harness's own database, as the service role and as the owner. */
+  pgUrls?: PgUrls;
+  /** Resolves once the work the app started after its answers (security-event lookups) is done: read events after it. */
+  settled(): Promise<void>;
+  /** The security events (newest first), once the app's work after its answers is done. */
+  events(filter?: SecurityEventFilter): Promise<SecurityEventRow[]>;
   pdp: Pdp;
   deps: ApiDeps;
   /** The export runner the app hands jobs to (resumed at start, stopped by close). */
@@ -89,6 +110,10 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
+  /** The data store (default sqlite). */
+  backend?: BackendName;
+  /** PostgreSQL pool size (database.poolMax). */
+  poolMax?: number;
   rateLimits?: Partial<RateLimitConfig>;
   app?: AppOptions;
   enumeration?: { threshold: number; windowMs: number };
@@ -101,7 +126,7 @@ export interface HarnessOptions {
   /** How long a write waits for a lock held elsewhere before 503 database_busy (default: the service's). */
   lockWaitMs?: number;
   /** Runs on the new database before the runner resumes: a previous run's leftovers (an interrupted job). */
-  beforeStart?: (db: PortcullisDb) => void;
+  beforeStart?: (db: DataStore) => unknown;
   /** The decision log's settings (a small `maxBytes` fills its store; `onFailure` is the stance while it cannot be written). */
   decisionLog?: { maxBytes?: number; bufferLimit?: number; flushIntervalMs?: number; onFailure?: LogFailureStance };
   /** Redis for the rate-limit budgets (test/api/support/redis.ts); default none: counted in process. */
@@ -114,9 +139,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   fs.writeFileSync(bundleFile, policyBundle());
   const keyFile = path.join(dir, "key.json");
   const logs: Array<Record<string, unknown>> = [];
+  const backend = options.backend ?? "sqlite";
+  const pg = backend === "postgres" ? await clonePgDatabase() : undefined;
   const service = await createService(
     {
-      database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs },
+      database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs, url: pg?.urls.app, poolMax: options.poolMax },
       bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
       decisionLog: { file: path.join(dir, "decisions.db"), ...options.decisionLog },
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
@@ -129,14 +156,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now ?? (() => HARNESS_NOW) },
   );
-  options.beforeStart?.(service.db);
+  await options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.
   service.resume();
+  const settled = async (): Promise<void> => {
+    await service.deps.background?.settled();
+  };
   const token: Harness["token"] = (user, o = {}) =>
     mintDevToken({ subject: user, keyFile: o.keyFile ?? keyFile, issuer: o.issuer ?? ISSUER, audience: o.audience ?? AUDIENCE, ttlSec: o.ttlSec ?? 600 });
   return {
     app: service.app,
+    backend,
     db: service.db,
+    pgUrls: pg?.urls,
+    settled,
+    events: async (filter = {}) => {
+      await settled();
+      return service.db.securityEvents.query(filter);
+    },
     pdp: service.pdp,
     deps: service.deps,
     exportRunner: service.exportRunner,
@@ -147,8 +184,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     token,
     auth: async (user) => ({ Authorization: `Bearer ${await token(user)}` }),
     async close() {
-      await service.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        await service.close();
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+        await pg?.drop();
+      }
     },
   };
 }

@@ -66,7 +66,7 @@ describe("a JSON body that is not valid UTF-8", () => {
     ["an overlong form", [0xc0, 0xaf]],
     ["a surrogate", [0xed, 0xa0, 0x80]],
   ])("PATCH /profile with %s: 400 invalid_body, nothing stored", async (_what, bytes) => {
-    const before = h.db.users.getScoped("u_alice", ACME);
+    const before = (await h.db.users.getScoped("u_alice", ACME));
     const body = broken('{"displayName":"Al#ice"}', bytes);
     const res = await request(h.app)
       .patch("/profile")
@@ -76,7 +76,7 @@ describe("a JSON body that is not valid UTF-8", () => {
       .send(body);
     expectProblem(res, 400, "invalid_body");
     expect(res.body.detail).toMatch(/UTF-8/);
-    expect(h.db.users.getScoped("u_alice", ACME)).toEqual(before);
+    expect(await h.db.users.getScoped("u_alice", ACME)).toEqual(before);
   });
 
   test("POST /users/invite with a broken display name: nothing invited", async () => {
@@ -88,13 +88,13 @@ describe("a JSON body that is not valid UTF-8", () => {
       .serialize(raw(body))
       .send(body);
     expectProblem(res, 400, "invalid_body");
-    expect(h.db.users.searchScoped(ACME, "utf8@acme.example", 10)).toEqual([]);
+    expect(await h.db.users.searchScoped(ACME, "utf8@acme.example", 10)).toEqual([]);
   });
 
   test("valid UTF-8 (non-ASCII) is stored as sent", async () => {
     const body = Buffer.from('{"displayName":"Alïce ✓"}');
     const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).set("Content-Type", "application/json").serialize(raw(body)).send(body);
     expect(res.status).toBe(200);
-    expect(h.db.users.getScoped("u_alice", ACME)?.display_name).toBe("Alïce ✓");
+    expect((await h.db.users.getScoped("u_alice", ACME))?.display_name).toBe("Alïce ✓");
   });
 });

@@ -53,7 +53,7 @@ test.each(UNDECLARED)("%s on a GET route is refused the same way", async (method
 test("refused methods are counted as unmatched traffic, never under a route's template", async () => {
   await request(h.app).head("/users/me").set(await h.auth("u_alice"));
   await request(h.app).options("/users/me");
-  const rows = h.db.traffic.summary().filter((r) => r.method === "HEAD" || r.method === "OPTIONS");
+  const rows = (await h.db.traffic.summary()).filter((r) => r.method === "HEAD" || r.method === "OPTIONS");
   expect(rows.length).toBeGreaterThan(0);
   for (const r of rows) expect({ template: r.template, status: r.status }).toEqual({ template: "(unmatched)", status: 404 });
 });

@@ -71,7 +71,7 @@ describe("a read the policy allowed but the scope did not find", () => {
     expect(entry.outcome).toMatchObject({ method: "GET", http_path: "/invoices/inv_alice_1", route_id: "invoices.get", version: "v2", status: 404, problem: "not_found", scope_found: false, aborted: false });
     expect((await query({ denied: true, actor: "u_bob" })).map((e) => e.decision_id)).toContain(id);
 
-    const events = h.db.securityEvents.query({ kind: "cross_owner_id", actorId: "u_bob" });
+    const events = (await h.events({ kind: "cross_owner_id", actorId: "u_bob" }));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ decision_id: id, route_id: "invoices.get", tenant_id: "t_acme" });
     expect(events[0].detail).toMatchObject({ resource_type: "invoice", resource_id: "inv_alice_1", status: 404 });
@@ -94,7 +94,7 @@ describe("a read the policy allowed but the scope did not find", () => {
     const denied = (await query({ denied: true, actor: "u_bob" })).map((e) => e.decision_id);
     expect(denied).toContain(missing.headers["decision-id"]);
     expect(denied).not.toContain(own.headers["decision-id"]);
-    expect(h.db.securityEvents.query({ kind: "cross_owner_id" }).map((e) => e.detail.resource_id)).not.toContain("inv_nope");
+    expect((await h.events({ kind: "cross_owner_id" })).map((e) => e.detail.resource_id)).not.toContain("inv_nope");
   });
 
   test("a write whose owner scope finds another member's row is a refusal too", async () => {
@@ -103,7 +103,7 @@ describe("a read the policy allowed but the scope did not find", () => {
     const entry = await byId(res.headers["decision-id"]);
     expect(entry).toMatchObject({ allowed: true });
     expect(entry.outcome).toMatchObject({ route_id: "invoices.publish", status: 404, problem: "not_found", scope_found: false });
-    expect(h.db.securityEvents.query({ kind: "cross_owner_id" }).map((e) => e.decision_id)).toContain(res.headers["decision-id"]);
+    expect((await h.events({ kind: "cross_owner_id" })).map((e) => e.decision_id)).toContain(res.headers["decision-id"]);
     expect((await query({ denied: true })).map((e) => e.decision_id)).toContain(res.headers["decision-id"]);
   });
 });
@@ -137,7 +137,7 @@ describe("refusals made before the policy is asked", () => {
     expect(entry.event!.input).toMatchObject({ actor: { id: "anonymous" }, route: { id: "invoices.get", method: "GET" } });
     expect(entry.outcome).toMatchObject({ http_path: "/invoices/inv_alice_1", actor_id: "anonymous" });
 
-    const events = h.db.securityEvents.query({ kind: "invalid_token" }).filter((e) => e.decision_id === id);
+    const events = (await h.events({ kind: "invalid_token" })).filter((e) => e.decision_id === id);
     expect(events).toHaveLength(1);
     expect(events[0].detail).toMatchObject({ reason, status: 401 });
     const token = authorization.slice("Bearer ".length);

@@ -88,11 +88,11 @@ test("a verified run marks its requests, anonymous and early refusals too; decis
   for (const id of marked) expect(realOnly).not.toContain(id);
 
   // Security events carry the run in their own column.
-  const owner = h.db.securityEvents.query({ kind: "cross_owner_id" });
+  const owner = (await h.events({ kind: "cross_owner_id" }));
   expect(owner.find((e) => e.decision_id === bola.headers["decision-id"])?.test_run).toBe("matrix-run-1");
   expect(owner.find((e) => e.decision_id === real.headers["decision-id"])?.test_run).toBeNull();
-  expect(h.db.securityEvents.query({ testRun: "matrix-run-1" }).map((e) => e.kind).sort()).toEqual(["cross_owner_id", "invalid_token"]);
-  expect(h.db.securityEvents.query({ excludeTestRuns: true }).map((e) => e.decision_id)).not.toContain(bola.headers["decision-id"]);
+  expect((await h.events({ testRun: "matrix-run-1" })).map((e) => e.kind).sort()).toEqual(["cross_owner_id", "invalid_token"]);
+  expect((await h.events({ excludeTestRuns: true })).map((e) => e.decision_id)).not.toContain(bola.headers["decision-id"]);
 
   // The auditor's commands.
   const decisions = await cli("decisions", "--db", path.join(h.dir, "decisions.db"), "--test-run", "matrix-run-1");
@@ -123,7 +123,7 @@ describe("a credential that does not verify marks nothing: 400, on the record, a
     const [entry] = await query({ id });
     expect(entry.event!.custom).toEqual({ policy_evaluated: false, refusal: { stage: "test-run", status: 400, problem: "invalid_test_run" } });
     expect(entry.outcome).toMatchObject({ status: 400, problem: "invalid_test_run", test_run: null });
-    const events = h.db.securityEvents.query({ kind: "invalid_test_run" }).filter((e) => e.decision_id === id);
+    const events = (await h.events({ kind: "invalid_test_run" })).filter((e) => e.decision_id === id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ test_run: null, route_id: "invoices.get" });
     expect(events[0].detail).toMatchObject({ reason, status: 400 });

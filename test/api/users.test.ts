@@ -33,13 +33,13 @@ describe("own profile", () => {
     const res = await request(h.app).patch("/profile").set(await h.auth("u_bob")).send({ displayName: "Robert" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: "u_bob", email: "bob@acme.example", displayName: "Robert" });
-    expect(row("u_bob")?.display_name).toBe("Robert");
+    expect((await row("u_bob"))?.display_name).toBe("Robert");
   });
 
   test.each(["/profile", "/api/v1/users/me", "/api/v2/users/me", "/api/old/users/me"])("locale is no longer writable (%s): 403 field_not_writable, nothing persisted", async (path) => {
-    const before = row("u_alice");
+    const before = await row("u_alice");
     expectProblem(await request(h.app).patch(path).set(await h.auth("u_alice")).send({ displayName: "Alice", locale: "fr-FR" }), 403, "field_not_writable");
-    expect(row("u_alice")).toEqual(before);
+    expect(await row("u_alice")).toEqual(before);
   });
 
   const attacks: Array<[string, unknown]> = [
@@ -66,12 +66,12 @@ describe("own profile", () => {
   ];
 
   test.each(attacks)("mass assignment (%s): 403 field_not_writable, nothing persisted", async (_name, body) => {
-    const before = row("u_alice");
+    const before = await row("u_alice");
     for (const path of ["/profile", "/api/v1/users/me", "/api/v2/users/me", "/api/mobile/users/me"]) {
       const res = await request(h.app).patch(path).set(await h.auth("u_alice")).set("Content-Type", "application/json").send(JSON.stringify(body));
       expectProblem(res, 403, "field_not_writable");
     }
-    expect(row("u_alice")).toEqual(before);
+    expect(await row("u_alice")).toEqual(before);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
   });
 
@@ -80,10 +80,10 @@ describe("own profile", () => {
     // benchmark's question (bench/pdp.bench.ts reports it), not this test's.
     const body: Record<string, unknown> = { displayName: "x" };
     for (let i = 0; JSON.stringify(body).length < 15_000; i++) body[`f${(i * 7919) % 100_000}`] = 0;
-    const before = row("u_alice");
+    const before = await row("u_alice");
     const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).set("Content-Type", "application/json").send(JSON.stringify(body));
     expectProblem(res, 403, "field_not_writable");
-    expect(row("u_alice")).toEqual(before);
+    expect(await row("u_alice")).toEqual(before);
     await h.log.flush();
     const log = openForRead(path.join(h.dir, "decisions.db"));
     const [logged] = queryDecisions(log, { id: res.headers["decision-id"] });
@@ -94,16 +94,16 @@ describe("own profile", () => {
   });
 
   test("a value of the wrong type is 400 after the decision, not persisted", async () => {
-    const before = row("u_alice");
+    const before = await row("u_alice");
     expectProblem(await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: 42 }), 400, "invalid_body");
     expectProblem(await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "" }), 400, "invalid_body");
-    expect(row("u_alice")).toEqual(before);
+    expect(await row("u_alice")).toEqual(before);
   });
 
   test("two keys differing only in letter case are refused", async () => {
     const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "a", DisplayName: "b" });
     expectProblem(res, 403, "field_not_writable");
-    expect(row("u_alice")?.display_name).toBe("Alice Archer");
+    expect((await row("u_alice"))?.display_name).toBe("Alice Archer");
   });
 });
 
@@ -114,16 +114,16 @@ describe("invitations", () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: "new@acme.example", displayName: "Newbie", status: "invited" });
     expect(res.body.role).toBeUndefined();
-    expect(h.db.users.findIdentity(res.body.id)).toMatchObject({ tenant_id: "t_acme", role: "member" });
+    expect(await h.db.users.findIdentity(res.body.id)).toMatchObject({ tenant_id: "t_acme", role: "member" });
     const withRole = await request(h.app).post("/users/invite").set(carol).send({ email: "boss@acme.example", role: "admin" });
     expectProblem(withRole, 403, "field_not_writable");
-    expect(h.db.users.searchScoped(ACME, "boss@", 10)).toHaveLength(0);
+    expect(await h.db.users.searchScoped(ACME, "boss@", 10)).toHaveLength(0);
   });
 
   test("a member cannot invite", async () => {
     const res = await request(h.app).post("/users/invite").set(await h.auth("u_alice")).send({ email: "friend@acme.example" });
     expectProblem(res, 403, "forbidden");
-    expect(h.db.users.searchScoped(ACME, "friend@", 10)).toHaveLength(0);
+    expect(await h.db.users.searchScoped(ACME, "friend@", 10)).toHaveLength(0);
   });
 });
 
@@ -139,8 +139,8 @@ describe("admin routes", () => {
       expectProblem(res, 403, "forbidden");
       expect(res.body.reason).toBe("role_required");
     }
-    expect(row("u_bob")?.status).toBe("active");
-    const events = h.db.securityEvents.query({ kind: "admin_route_denied", actorId: "u_alice" });
+    expect((await row("u_bob"))?.status).toBe("active");
+    const events = (await h.events({ kind: "admin_route_denied", actorId: "u_alice" }));
     expect(events.length).toBeGreaterThan(0);
   });
 
@@ -148,8 +148,8 @@ describe("admin routes", () => {
     const carol = await h.auth("u_carol");
     expectProblem(await request(h.app).post("/admin/users/u_dave/suspend").set(carol), 404, "not_found");
     expectProblem(await request(h.app).post("/admin/users/ban").set(carol).send({ user_id: "u_dave" }), 404, "not_found");
-    expect(h.db.users.findIdentity("u_dave")?.status).toBe("active");
-    const events = h.db.securityEvents.query({ kind: "cross_tenant_id", actorId: "u_carol" });
+    expect((await h.db.users.findIdentity("u_dave"))?.status).toBe("active");
+    const events = (await h.events({ kind: "cross_tenant_id", actorId: "u_carol" }));
     expect(events.map((e) => e.detail.resource_id)).toContain("u_dave");
   });
 
@@ -159,7 +159,7 @@ describe("admin routes", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: "u_bob", status: "suspended" });
     expectProblem(await request(h.app).get("/users/me").set(bobToken), 403, "account_inactive");
-    h.db.users.setStatusScoped("u_bob", ACME, "active");
+    await h.db.users.setStatusScoped("u_bob", ACME, "active");
   });
 
   test("an admin starts an export (202); internal report export: 401 / 403 / 200", async () => {

@@ -51,7 +51,7 @@ test("from the sunset on: 410 by every way of naming it, with the successor, and
   expectProblem(await request(h.app).get("/users/me").set(alice).set("Accept", "application/vnd.portcullis.v1+json"), 410, "version_retired");
   // A write through the retired version changes nothing.
   expectProblem(await request(h.app).patch("/api/v1/users/me").set(alice).send({ displayName: "Gone" }), 410, "version_retired");
-  expect(h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })?.display_name).not.toBe("Gone");
+  expect((await h.db.users.getScoped("u_alice", { tenant_id: "t_acme" }))?.display_name).not.toBe("Gone");
   // The successor still answers.
   expect((await request(h.app).get("/api/v2/users/me").set(alice)).status).toBe(200);
 });

@@ -55,7 +55,7 @@ describe.each(SERVED)("version %s", (version) => {
     }
     expectProblem(await request(h.app).patch(`/api/${version}/users/me`).set(alice).send({ displayName: 7 }), 400, "invalid_body");
     expectProblem(await request(h.app).get(`/api/${version}/users/me`), 401, "authentication_required");
-    expect(h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })).toMatchObject({ role: "member", billing_plan: "team" });
+    expect(await h.db.users.getScoped("u_alice", { tenant_id: "t_acme" })).toMatchObject({ role: "member", billing_plan: "team" });
     // Unversioned routes through the header refuse the same way.
     expectProblem(await request(h.app).post("/invoices/inv_alice_2/approve").set(alice).set("Api-Version", version), 403, "forbidden");
     expectProblem(await request(h.app).get("/invoices/inv_bob_1").set(alice).set("Api-Version", version), 404, "not_found");

@@ -29,7 +29,7 @@ test("calls to deprecated and zombie versions are counted per actor and client; 
   const credential = await mintTestRunCredential({ keyFile: h.keyFile, issuer: ISSUER, runId: "inventory-1", ttlSec: 600 });
   await request(h.app).get("/api/v1/users/me").set(await h.auth("u_dave")).set("Portcullis-Test-Run", credential).expect(200);
   await request(h.app).get("/api/v1/users/me").set(await h.auth("u_ivan")).set("Portcullis-Probe", "inventory").set("User-Agent", "hiding/1.0");
-  h.db.versionCallers.flush();
+  await h.db.versionCallers.flush();
 
   const run = await runCli(["versions", "--json", "--bundle", bundleFile(), "--db", path.join(h.dir, "portcullis.db")]);
   expect(run.code).toBe(0);
@@ -51,9 +51,9 @@ test("one actor cannot grow the table by inventing clients", async () => {
   const bob = await h.auth("u_bob");
   for (let i = 0; i < MAX_CLIENTS + 5; i++) {
     await request(h.app).get("/api/v1/users/me").set(bob).set("User-Agent", `tool-${i}/1`);
-    h.db.versionCallers.flush();
+    await h.db.versionCallers.flush();
   }
-  const rows = h.db.versionCallers.summary().filter((r) => r.version === "v1" && r.actor_id === "u_bob");
+  const rows = (await h.db.versionCallers.summary()).filter((r) => r.version === "v1" && r.actor_id === "u_bob");
   expect(rows).toHaveLength(MAX_CLIENTS + 1);
   expect(rows.find((r) => r.client === "(other)")?.count).toBe(5);
 });

@@ -24,15 +24,15 @@ let dir: string;
 /** Every persona's users row (every column), read from the database before and after the run. */
 let personasBefore: string;
 
-function personaRows(): string {
-  return JSON.stringify(report.personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
+async function personaRows(personas: ReadonlyArray<{ id: string; tenant: string | null }>): Promise<string> {
+  const rows = await Promise.all(personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
+  return JSON.stringify(rows);
 }
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-matrix-"));
   server = await startMatrixServer();
-  const personas = loadMatrix().personas;
-  personasBefore = JSON.stringify(personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
+  personasBefore = await personaRows(loadMatrix().personas);
   report = await server.run();
 }, 300_000); // a full run: ~40 s alone, minutes when the whole suite shares two cores
 
@@ -50,8 +50,8 @@ test("every cell passes and none is missing", () => {
   expect(report.summary.passed + report.summary.not_applicable).toBe(report.summary.cells);
 });
 
-test("a run leaves every persona's row byte-identical, and lists what it did change", () => {
-  expect(personaRows()).toBe(personasBefore);
+test("a run leaves every persona's row byte-identical, and lists what it did change", async () => {
+  expect(await personaRows(report.personas)).toBe(personasBefore);
   expect(JSON.parse(personasBefore)).toHaveLength(9);
   expect(report.restore_problems).toEqual([]);
   expect(report.changes).toEqual(expect.arrayContaining([expect.stringMatching(/^invoice inv_\w+: \w+ -> \w+$/), expect.stringMatching(/users invited/), "personas: all 9 profiles as the run found them (re-read)"]));

@@ -5,6 +5,7 @@
  */
 import Database from "better-sqlite3";
 import { createExportRunner, type ExportRunner } from "../../../api/exports/runner";
+import { sqliteStore } from "../../../db/sqlite-store";
 import { ACME, closeTempDb, openTempDb, type TempDb } from "../../db/helpers";
 import { countInvoices, insertInvoices, manyInvoices } from "../../db/insert-invoices";
 
@@ -12,7 +13,8 @@ let t: TempDb;
 let runners: ExportRunner[] = [];
 const logs: Array<Record<string, unknown>> = [];
 const runner = () => {
-  const r = createExportRunner({ db: t.db, logger: (entry) => void logs.push(entry) });
+  // The runner works on the async store; the test reads the same file synchronously.
+  const r = createExportRunner({ db: sqliteStore(t.db), logger: (entry) => void logs.push(entry) });
   runners.push(r);
   return r;
 };

@@ -72,6 +72,31 @@ describe.each(BACKENDS)("security events and traffic on $name", (backend) => {
     expect(await t.store.versionCallers.summary({ since: "2026-11-21" })).toEqual([]);
   });
 
+  test("recordLater holds an event (checked at once) until a write; query writes what is held first; bookkeeping counts it", async () => {
+    expect(() => t.store.securityEvents.recordLater({ kind: "", actorId: "u_alice", tenantId: null, routeId: "r", detail: {} })).toThrow(DbInputError);
+    t.store.securityEvents.recordLater({ kind: "forbidden_param", actorId: "u_alice", tenantId: "t_acme", routeId: "invoices.get", decisionId: "d-9", detail: { params: ["debug"] } });
+    t.store.traffic.count({ method: "GET", template: "/health", version: "", status: 200, actorClass: "anonymous", n: 3 });
+    expect(t.store.bookkeeping()).toMatchObject({
+      securityEvents: { pending: 1, dropped: 0, lastError: null },
+      traffic: { pending: 3, dropped: 0, lastError: null },
+      versionCallers: { pending: 0, dropped: 0 },
+    });
+    const [event] = await t.store.securityEvents.query({ kind: "forbidden_param" });
+    expect(event).toMatchObject({ actor_id: "u_alice", decision_id: "d-9", detail: { params: ["debug"] } });
+    await t.store.traffic.flush();
+    expect(t.store.bookkeeping()).toMatchObject({ securityEvents: { pending: 0 }, traffic: { pending: 0 } });
+    expect(t.store.health()).toEqual({ available: true });
+  });
+
+  test("close() writes what is still held", async () => {
+    t.store.securityEvents.recordLater({ kind: "enumeration", actorId: "u_bob", tenantId: "t_acme", routeId: "invoices.get", detail: {} });
+    t.store.traffic.count({ method: "GET", template: "/health", version: "", status: 200, actorClass: "anonymous" });
+    await t.store.close();
+    const reopened = await t.reopen();
+    expect((await reopened.securityEvents.query({ kind: "enumeration" })).map((e) => e.actor_id)).toEqual(["u_bob"]);
+    expect((await reopened.traffic.summary()).filter((r) => r.template === "/health")).toHaveLength(1);
+  });
+
   test("tenants.list names both seed tenants", async () => {
     expect(await t.store.tenants.list()).toEqual([
       { id: "t_acme", name: "Acme" },

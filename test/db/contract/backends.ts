@@ -28,12 +28,15 @@ import { migratePg } from "../../../db/pg/migrate";
 import { PG_MIGRATIONS } from "../../../db/pg/migrations";
 import { seedPg } from "../../../db/pg/seed";
 import { SEED_INVOICES, SEED_TENANTS, SEED_USERS } from "../../../db/seed";
+import { openDatabase } from "../../../db";
 import { sqliteStore } from "../../../db/sqlite-store";
 import type { DataStore } from "../../../db/store";
 import { closeTempDb, openTempDb } from "../helpers";
 
 export interface OpenBackend {
   store: DataStore;
+  /** Another store on the same database (after `store` was closed, say); closed with the test. */
+  reopen(): Promise<DataStore>;
   /** PostgreSQL only: URLs of this test's own database, as the service role and as the owner. */
   urls?: { app: string; owner: string };
   close(): Promise<void>;
@@ -196,11 +199,15 @@ export const SQLITE: Backend = {
   name: "sqlite",
   async open() {
     const temp = openTempDb();
-    const store = sqliteStore(temp.db);
+    const stores = [sqliteStore(temp.db)];
     return {
-      store,
+      store: stores[0],
+      async reopen() {
+        stores.push(sqliteStore(openDatabase(temp.file)));
+        return stores[stores.length - 1];
+      },
       async close() {
-        await store.close().catch(() => undefined); // a test may have closed it
+        for (const store of stores) await store.close().catch(() => undefined); // a test may have closed it
         closeTempDb(temp);
       },
     };
@@ -226,8 +233,19 @@ export const POSTGRES: Backend = {
     } else {
       await resetPgDatabase(file.owner);
     }
-    const store = await openPgStore({ pool: file.pool });
-    return { store, urls: file.db.urls, close: () => store.close().catch(() => undefined) };
+    const pool = file.pool;
+    const stores = [await openPgStore({ pool })];
+    return {
+      store: stores[0],
+      urls: file.db.urls,
+      async reopen() {
+        stores.push(await openPgStore({ pool }));
+        return stores[stores.length - 1];
+      },
+      async close() {
+        for (const store of stores) await store.close().catch(() => undefined);
+      },
+    };
   },
   async dispose() {
     if (file === undefined) return;
