@@ -155,8 +155,8 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
  * on first use, whose connection never sleeps on a lock (db/busy.ts).
  */
 async function openStore(config: Config): Promise<DataStore> {
-  const { url, poolMax, file } = config.database;
-  if (url !== undefined) return openPgStore({ url, poolOptions: { max: poolMax } });
+  const { url, poolMax, connectTimeoutMs, statementTimeoutMs, file } = config.database;
+  if (url !== undefined) return openPgStore({ url, poolOptions: { max: poolMax, connectTimeoutMs, statementTimeoutMs } });
   return sqliteStore(openDatabase(file, { seed: true, busyTimeoutMs: 0 }));
 }
 

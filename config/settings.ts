@@ -88,6 +88,10 @@ export interface Config {
     url?: string;
     /** Connections the PostgreSQL pool keeps at most. */
     poolMax: number;
+    /** PostgreSQL: the longest wait to connect or for a pooled connection to come free (then 503 database_unavailable). */
+    connectTimeoutMs: number;
+    /** PostgreSQL: the longest a statement runs (statement_timeout; the client gives up a second later). */
+    statementTimeoutMs: number;
   };
   /**
    * Redis for what instances must share (the rate-limit budgets); unset: in-process. While Redis cannot
@@ -146,7 +150,7 @@ export const DEFAULTS: Config = {
     maxRequestsPerSocket: DEFAULT_HTTP_LIMITS.maxRequestsPerSocket,
     trustedProxies: [],
   },
-  database: { file: DEFAULT_DB_FILE, lockWaitMs: DEFAULT_LOCK_WAIT_MS, poolMax: 10 },
+  database: { file: DEFAULT_DB_FILE, lockWaitMs: DEFAULT_LOCK_WAIT_MS, poolMax: 10, connectTimeoutMs: 5000, statementTimeoutMs: 5000 },
   redis: { ...REDIS_DEFAULTS },
   bundle: { file: DEFAULT_BUNDLE_FILE, watch: true, pollIntervalMs: 2000 },
   decisionLog: { file: DEFAULT_DECISIONS_DB, ...SQLITE_SINK_DEFAULTS, commitTimeoutMs: DEFAULT_COMMIT_TIMEOUT_MS, onFailure: "refuse-writes", console: false },
@@ -188,6 +192,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: "database.lockWaitMs", env: "PORTCULLIS_DB_LOCK_WAIT_MS", kind: atLeast(0), doc: "how long a write waits for another connection's lock before 503 database_busy" },
   { path: "database.url", env: "PORTCULLIS_DATABASE_URL", kind: { type: "service-url", schemes: ["postgres:", "postgresql:"] }, doc: "PostgreSQL (postgres://, the service role) instead of the SQLite file; unset: SQLite" },
   { path: "database.poolMax", env: "PORTCULLIS_DATABASE_POOL_MAX", kind: { type: "integer", min: 1, max: 1000 }, doc: "connections the PostgreSQL pool keeps at most" },
+  { path: "database.connectTimeoutMs", env: "PORTCULLIS_DATABASE_CONNECT_TIMEOUT_MS", kind: { type: "integer", min: 1, max: 600_000 }, doc: "PostgreSQL: the longest wait to connect or for a pooled connection, then 503 database_unavailable" },
+  { path: "database.statementTimeoutMs", env: "PORTCULLIS_DATABASE_STATEMENT_TIMEOUT_MS", kind: { type: "integer", min: 1, max: 600_000 }, doc: "PostgreSQL: the longest a statement runs (statement_timeout), then 503 database_unavailable" },
   { path: "redis.url", env: "PORTCULLIS_REDIS_URL", kind: { type: "service-url", schemes: ["redis:", "rediss:"] }, doc: "Redis (redis://) for the rate-limit budgets shared by all instances; unset: in-process" },
   { path: "redis.onFailure", env: "PORTCULLIS_REDIS_ON_FAILURE", kind: { type: "choice", values: REDIS_FAILURE_STANCES }, doc: "while Redis cannot count a hit: insurance (budgets counted per instance) or refuse (503)" },
   { path: "redis.commandTimeoutMs", env: "PORTCULLIS_REDIS_COMMAND_TIMEOUT_MS", kind: { type: "integer", min: 1, max: 60_000 }, doc: "longest wait for one Redis command (then onFailure decides)" },
