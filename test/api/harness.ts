@@ -34,12 +34,16 @@ import type { DataStore } from "../../db/store";
 import type { Pdp } from "../../pdp";
 import { compile } from "../../pdp/compiler";
 import { writeBundle } from "../../pdp/compiler/bundle";
-import type { ManagedDecisionLog } from "../../pdp/log";
+import { createDecisionLog, type ManagedDecisionLog } from "../../pdp/log";
 import { clonePgDatabase, type PgUrls } from "../db/contract/backends";
 
+/**
+ * The data store the harness opens: `backend` in the options, else the
+ * PORTCULLIS_TEST_BACKEND variable, which jest.config.js's `postgres`
+ * project sets to run the API and matrix suites that touch data a second
+ * time on PostgreSQL; else SQLite.
+ */
 export type BackendName = "sqlite" | "postgres";
-/** The data stores the API suites that touch data run against. */
-export const BACKENDS: BackendName[] = ["sqlite", "postgres"];
 
 export const ISSUER = "urn:portcullis:test";
 export const AUDIENCE = "portcullis-test";
@@ -139,8 +143,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   fs.writeFileSync(bundleFile, policyBundle());
   const keyFile = path.join(dir, "key.json");
   const logs: Array<Record<string, unknown>> = [];
-  const backend = options.backend ?? "sqlite";
+  const backend = options.backend ?? (process.env.PORTCULLIS_TEST_BACKEND === "postgres" ? "postgres" : "sqlite");
   const pg = backend === "postgres" ? await clonePgDatabase() : undefined;
+  const { onFailure: _stance, ...logStore } = options.decisionLog ?? {};
+  // With database.url the service would keep its decisions in PostgreSQL too (pdp/log): the API suites read
+  // the trail from dir/decisions.db, so on PostgreSQL the harness hands the service that SQLite log.
+  const decisionLog = pg ? createDecisionLog({ db: { file: path.join(dir, "decisions.db"), ...logStore }, onError: () => undefined }) : undefined;
   const service = await createService(
     {
       database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs, url: pg?.urls.app, poolMax: options.poolMax },
@@ -154,7 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       http: { trustedProxies: options.trustedProxies },
       redis: options.redis,
     },
-    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now ?? (() => HARNESS_NOW) },
+    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now ?? (() => HARNESS_NOW), decisionLog },
   );
   await options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.
