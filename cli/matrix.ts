@@ -24,10 +24,21 @@
  * missing; with --baseline (a previous run's --json output, read before any
  * request is sent) it prints what changed since and exits 1 only when the
  * run is worse than the baseline (matrix/baseline.ts).
+ *
+ * --coverage: which policy rules the cells exercised (matrix/coverage.ts):
+ * the run's decisions are read from the instance's decision log (--decisions
+ * FILE, else PostgreSQL when PORTCULLIS_DATABASE_URL is set, else
+ * var/decisions.db) by the run's test-run id, and evaluated on an
+ * instrumented compilation of the sources in the instance's bundle
+ * (--bundle, default var/bundle.tar.gz). Rules no cell reaches are listed as
+ * findings; they do not change the exit code.
  */
+import * as fs from "node:fs";
 import { mintDevToken } from "../api/identity/mint";
 import { ConfigError, loadConfig } from "../config";
+import { DEFAULT_BUNDLE_FILE } from "../config/settings";
 import { mintTestRunCredential, newRunId } from "../api/identity/test-run";
+import { cellInputs, ruleCoverage } from "../matrix/coverage";
 import { baselineText, diffBaseline, readBaseline } from "../matrix/baseline";
 import { DEFAULT_HTML_REPORT, writeHtmlReport } from "../matrix/html";
 import { writeMatrixJUnit } from "../matrix/junit";
@@ -36,13 +47,20 @@ import { operationsFromInstance } from "../matrix/registry";
 import { terminalReport } from "../matrix/report";
 import { runMatrix } from "../matrix/run";
 import { flagsOf, one, parseArgs, UsageError } from "./args";
+import { readDecisions } from "./decisions";
+import type { DecisionEntry } from "../pdp/log/query";
 
-export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--junit FILE] [--baseline FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE]";
+
+
+export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--junit FILE] [--baseline FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE] [--coverage [--decisions FILE] [--bundle FILE]]";
 
 export async function matrixCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--base-url": "base", "--html": "html", "--junit": "junit", "--baseline": "baseline", "--route": "route", "--key": "key", "--matrix": "matrix" },
-    switches: { "--json": "json", "--all": "all" },
+    values: {
+      "--base-url": "base", "--html": "html", "--junit": "junit", "--baseline": "baseline", "--route": "route", "--key": "key", "--matrix": "matrix",
+      "--decisions": "decisions", "--bundle": "bundle",
+    },
+    switches: { "--json": "json", "--all": "all", "--coverage": "coverage" },
   });
   if (args.positionals.length > 0) throw new UsageError(`matrix takes no positional arguments (got ${args.positionals.join(" ")})`);
   const baseUrl = one(args, "base");
@@ -66,6 +84,11 @@ export async function matrixCommand(argv: string[]): Promise<number> {
     routes: args.values.get("route"),
     tokenFor: (subject) => mintDevToken({ subject, keyFile: identity.devKeyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 }),
   });
+  if (args.switches.has("coverage")) {
+    const entries = await runDecisions(one(args, "decisions"), runId, report.cells);
+    const { inputs, without } = cellInputs(report.cells, entries);
+    report.coverage = await ruleCoverage(fs.readFileSync(one(args, "bundle") ?? DEFAULT_BUNDLE_FILE), inputs, without);
+  }
   const html = writeHtmlReport(report, one(args, "html") ?? DEFAULT_HTML_REPORT);
   const junitFile = one(args, "junit");
   const junit = junitFile === undefined ? undefined : writeMatrixJUnit(report, junitFile);
@@ -79,4 +102,19 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   }
   if (diff) return diff.worse ? 1 : 0;
   return report.summary.failed === 0 && report.summary.missing === 0 ? 0 : 1;
+}
+
+/**
+ * The run's decisions from the instance's log. The log writes in the
+ * background (a batch every few milliseconds), and every Decision-Id the API
+ * returns is stored: read again, for up to 5 s, until each cell's is there.
+ */
+async function runDecisions(dbFlag: string | undefined, runId: string, cells: Array<{ decision_id: string | null }>): Promise<DecisionEntry[]> {
+  const wanted = cells.map((c) => c.decision_id).filter((id): id is string => id !== null);
+  for (let attempt = 0; ; attempt++) {
+    const entries = await readDecisions(dbFlag, { testRun: runId, limit: 1_000_000 });
+    const have = new Set(entries.map((e) => e.decision_id));
+    if (attempt >= 25 || wanted.every((id) => have.has(id))) return entries;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

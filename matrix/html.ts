@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { RuleCoverage } from "./coverage";
 import type { CellResult, MatrixReport } from "./run";
 
 export const DEFAULT_HTML_REPORT = "var/reports/matrix.html";
@@ -63,6 +64,7 @@ send the same request with a field no one may write. Hover a cell for the reques
 <h2>Personas</h2>
 <table><tr><th>persona</th><th>role</th><th>tenant</th></tr>
 ${report.personas.map((p) => `<tr><td>${esc(p.id)}</td><td>${esc(p.role)}</td><td>${esc(p.tenant ?? "(none)")}</td></tr>`).join("\n")}</table>
+${report.coverage ? coverageSection(report.coverage) : ""}
 ${failing.length + missing.length + report.setup_problems.length + report.restore_problems.length + report.stale.length > 0 ? `<h2>Failures</h2><ul>${[...report.setup_problems, ...report.restore_problems, ...report.stale].map((p) => `<li>${esc(p)}</li>`).join("")}${failing.map((c) => `<li class="${c.outcome}">${esc(c.id)}${c.object ? ` (${esc(c.object)})` : ""}: expected ${esc(c.expected)}, got ${c.status ?? "-"} ${esc(c.code ?? "")} — ${esc(c.detail)}</li>`).join("")}</ul>` : "<h2>Failures</h2><p>None.</p>"}
 ${missing.length > 0 ? `<h2>Missing cells</h2><table>${missing.map((c) => `<tr><td class="cell missing" data-cell="${esc(c.id)}">missing</td><td>${esc(c.detail)}</td></tr>`).join("")}</table>` : ""}
 ${[...sections].map(([key, cells]) => section(key, cells)).join("\n")}
@@ -115,4 +117,13 @@ function unique(xs: string[]): string[] {
 
 function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** Rule coverage (./coverage.ts): the rules no cell reached are findings. */
+function coverageSection(c: RuleCoverage): string {
+  const list = c.unreached.map((r) => `<tr><td><code>${esc(r.rule)}</code></td><td><code>${esc(r.file)}:${r.row}</code></td></tr>`).join("\n");
+  return `<h2>Policy rules exercised</h2>
+<p id="coverage"><b>${c.reached}</b> of <b>${c.rules}</b> rule definitions of bundle <code>${esc(c.revision)}</code> produced a value for some cell
+(${c.inputs} cells' recorded inputs evaluated on an instrumented compilation; ${c.cells_without_input} cells without one${c.errors > 0 ? `; ${c.errors} evaluations failed` : ""}).</p>
+${c.unreached.length > 0 ? `<h3>Findings: rules no cell reaches (${c.unreached.length})</h3><table id="unreached"><tr><th>rule</th><th>where</th></tr>\n${list}</table>` : "<p>Every rule is reached by some cell.</p>"}`;
 }

@@ -13,6 +13,7 @@
  */
 import { MatrixClient, type MatrixResponse, type ResponseObserver, type TokenSource } from "./client";
 import { checkFields, checkRows, checkStatus, objectsOf, PASS, type Outcome, type Verdict } from "./check";
+import type { RuleCoverage } from "./coverage";
 import { expandMatrix, type Cell } from "./expand";
 import { formatExpectation, type Matrix } from "./model";
 import type { OperationSet } from "./registry";
@@ -41,6 +42,8 @@ export interface CellResult {
   detail: string;
   read_fields: string[] | null;
   write_fields: string[] | null;
+  /** The cell's answer's Decision-Id: its recorded input in the decision log (rule coverage, ./coverage.ts). */
+  decision_id: string | null;
 }
 
 export interface MatrixReport {
@@ -66,6 +69,8 @@ export interface MatrixReport {
   missing: string[];
   stale: string[];
   cells: CellResult[];
+  /** Which policy rules the cells exercised (`matrix --coverage`, ./coverage.ts). */
+  coverage?: RuleCoverage;
 }
 
 export interface RunOptions {
@@ -150,7 +155,7 @@ async function runCell(cell: Cell, matrix: Matrix, client: MatrixClient, world: 
   const res = await client.send({ persona: cell.persona.id, method: cell.method, path, version, body });
   const done = (v: Verdict, extra = ""): CellResult => ({
     ...base, request: `${cell.method} ${path}${version ? ` (Api-Version: ${version})` : ""}`, status: res.status, code: res.code ?? null,
-    expected_status: cell.expect.kind === "allow" ? expectedStatus : null, outcome: v.outcome, detail: [v.detail, extra].filter((s) => s !== "").join("; "),
+    expected_status: cell.expect.kind === "allow" ? expectedStatus : null, decision_id: res.headers["decision-id"] ?? null, outcome: v.outcome, detail: [v.detail, extra].filter((s) => s !== "").join("; "),
   });
 
   let verdict = checkStatus(cell, res, expectedStatus);
@@ -237,7 +242,7 @@ function resultBase(cell: Cell): CellResult {
     n: cell.n, id: cell.id, route: cell.routeId, method: cell.method, version: cell.version, template: cell.template,
     persona: cell.persona.id, role: cell.persona.role, tenant: cell.persona.tenant, target: cell.target, object: cell.object ?? null,
     probe: cell.probe ?? null, expected: formatExpectation(cell.expect), expected_status: null, request: null, status: null, code: null,
-    outcome: "n/a", detail: "", read_fields: cell.read ?? null, write_fields: cell.write ?? null,
+    outcome: "n/a", detail: "", read_fields: cell.read ?? null, write_fields: cell.write ?? null, decision_id: null,
   };
 }
 
@@ -245,6 +250,6 @@ function missingResult(n: number, what: string): CellResult {
   return {
     n, id: what, route: what.split(" ")[1] ?? "", method: what.split(" ")[0] ?? "", version: "", template: "", persona: "", role: "", tenant: null,
     target: "", object: null, probe: null, expected: "missing", expected_status: null, request: null, status: null, code: null,
-    outcome: "missing", detail: what, read_fields: null, write_fields: null,
+    outcome: "missing", detail: what, read_fields: null, write_fields: null, decision_id: null,
   };
 }
