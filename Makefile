@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run lint test conformance bench bench-pdp bench-api bench-peers bench-rules bench-rss bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop
+.PHONY: all install build run lint test conformance bench bench-pdp bench-api bench-peers bench-rules bench-rss bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop bench-cluster
 
 all: build
 
@@ -97,6 +97,11 @@ bench-rules: build
 # RSS of the full service sampled under a 10-minute mixed load (after a 1-minute warm-up).
 bench-rss: build
 	$(SERVICE_NODE) dist/bench/rss.bench.js
+
+# The full chain on PostgreSQL vs SQLite, and two instances vs one (PostgreSQL and Redis started around it).
+bench-cluster: build
+	$(PG_SERVICE) start && $(REDIS_SERVICE) start && $(SERVICE_NODE) dist/bench/cluster.bench.js; status=$$?; \
+	  $(REDIS_SERVICE) stop; $(PG_SERVICE) stop; exit $$status
 
 # Where one evaluation's time goes, for the real policy (see the file's header for --baseline and --cpu-loop).
 bench-eval: build

@@ -16,7 +16,8 @@
 import * as net from "node:net";
 
 export interface LoadOptions {
-  port: number;
+  /** One server, or several: connection i goes to ports[i % ports.length] (instances behind a round-robin balancer). */
+  port: number | number[];
   path: string;
   headers: Record<string, string>;
   seconds: number;
@@ -68,18 +69,22 @@ export function parseResponse(buf: Buffer): { status: number; length: number } |
 }
 
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const lines = [`GET ${options.path} HTTP/1.1`, `Host: 127.0.0.1:${options.port}`, "Connection: keep-alive"];
-  for (const [name, value] of Object.entries(options.headers)) lines.push(`${name}: ${value}`);
-  const request = Buffer.from(lines.join("\r\n") + "\r\n\r\n", "latin1");
+  const ports = Array.isArray(options.port) ? options.port : [options.port];
+  const requests = ports.map((port) => {
+    const lines = [`GET ${options.path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Connection: keep-alive"];
+    for (const [name, value] of Object.entries(options.headers)) lines.push(`${name}: ${value}`);
+    return Buffer.from(lines.join("\r\n") + "\r\n\r\n", "latin1");
+  });
   const latencies: number[] = [];
   let errors = 0;
   const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(options.seconds * 1e9));
 
-  const connection = () =>
+  const connection = (_: unknown, i: number) =>
     new Promise<void>((resolve) => {
-      const socket = net.connect(options.port, "127.0.0.1");
+      const request = requests[i % ports.length];
+      const socket = net.connect(ports[i % ports.length], "127.0.0.1");
       socket.setNoDelay(true);
       let pending: Buffer = Buffer.alloc(0);
       let sentAt = 0n;

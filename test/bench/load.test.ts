@@ -43,3 +43,26 @@ test("runLoad counts 200s, counts every other status as an error, and sends the 
     server.close();
   }
 });
+
+test("runLoad spreads its connections over several ports, each request naming its own server", async () => {
+  const seen: string[][] = [[], []];
+  const servers = seen.map((hosts) =>
+    http.createServer((req, res) => {
+      hosts.push(String(req.headers.host));
+      res.writeHead(200, { "Content-Length": "2" }).end("ok");
+    }),
+  );
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve))));
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  try {
+    const result = await runLoad({ port: ports, path: "/x", headers: {}, seconds: 0.3, connections: 4 });
+    expect(result.errors).toBe(0);
+    expect(result.requests).toBe(seen[0].length + seen[1].length);
+    for (const [i, hosts] of seen.entries()) {
+      expect(hosts.length).toBeGreaterThan(5);
+      expect(new Set(hosts)).toEqual(new Set([`127.0.0.1:${ports[i]}`]));
+    }
+  } finally {
+    for (const s of servers) s.close();
+  }
+});
