@@ -12,7 +12,9 @@
  *   over versions of one route) are admitted exactly up to the limit, with
  *   the remaining count going down across instances, then 429 everywhere;
  * - one decision trail: a decision made on instance 3 is found by
- *   `portcullis decisions --id` against the shared store.
+ *   `portcullis decisions --id` against the shared store;
+ * - one inventory: traffic served by every instance is counted in the
+ *   inventory `portcullis inventory --base-url` reports.
  *
  * The suite has a database of its own (cloned from the migrated template),
  * a Redis key prefix of its own and bundle names of its own, so other
@@ -26,6 +28,7 @@ import { main } from "../../cli";
 import { DEV_AUDIENCE, DEV_ISSUER } from "../../config/settings";
 import { mintDevToken } from "../../api/identity/mint";
 import { policyBundle } from "../api/harness";
+import { readTrafficPg } from "../../inventory/sources/traffic";
 import { clonePgDatabase } from "../db/contract/backends";
 import { eventually, startInstances, stopInstances, type Instance } from "./support/instances";
 import { publishBundle, redisServer, unpublishBundle } from "./support/services";
@@ -183,4 +186,22 @@ test("one decision trail: a decision made on instance 3 is found by `decisions -
   expect(entry.result).toMatchObject({ allow: true, status: 200 });
   // The table an auditor reads names it too.
   expect((await cli("decisions", "--id", id)).join("\n")).toContain(id);
+});
+
+test("one inventory: traffic served by every instance is counted in `inventory --base-url`", async () => {
+  // 1 + 2 + 3 requests to /users/me, one share per instance.
+  for (const [i, instance] of instances.entries()) {
+    for (let n = 0; n <= i; n++) expect((await get(instance, "/users/me", "u_dave")).status).toBe(200);
+  }
+  // Each instance writes its counts behind (about once a second): wait until all six are in the shared table.
+  await eventually("six requests to /users/me counted", DEADLINE_MS, async () => {
+    const { observations } = await readTrafficPg(db.urls.app, "2000-01-01");
+    const counted = observations.filter((o) => o.template === "/users/me" && !o.probe).reduce((sum, o) => sum + o.count, 0);
+    return counted >= 6 ? true : undefined;
+  });
+  const report = JSON.parse((await cli("inventory", "--base-url", instances[0].baseUrl, "--key", keyFile, "--json")).join("\n")) as {
+    records: Array<{ endpoint: string; method: string; version: string; traffic: number }>;
+  };
+  const record = report.records.find((r) => r.endpoint === "/users/me" && r.method === "GET" && r.version === "*");
+  expect(record?.traffic).toBe(6);
 });
