@@ -17,6 +17,8 @@
  * `404 not_found (no row in scope)`, `200`, or `none` when the request never
  * finished (the process stopped). --json prints each logged event (OPA's
  * shape) with an `outcome` member, one JSON object per line (ready for jq).
+ * --explain (with --id and --bundle, the bundle that decided): which rule
+ * decided and on what (./explain.ts).
  */
 import { createPool } from "../db/pg/pool";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
@@ -25,15 +27,16 @@ import { openForRead } from "../pdp/log/store";
 import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, queryDecisionsPg, type DecisionEntry, type DecisionQuery } from "../pdp/log/query";
 import { one, parseArgs, UsageError } from "./args";
 import { auditStore } from "./audit-store";
+import { explainDecision } from "./explain";
 import { printable } from "./events";
 
 export const DECISIONS_USAGE =
-  "decisions [--db FILE] [--actor ID] [--denied] [--since 2h|2026-11-21T14:00:00Z] [--path /http/path|route.id|decision/path] [--id DECISION_ID] [--test-run ID | --exclude-test-runs] [--limit N] [--json]";
+  "decisions [--db FILE] [--actor ID] [--denied] [--since 2h|2026-11-21T14:00:00Z] [--path /http/path|route.id|decision/path] [--id DECISION_ID] [--test-run ID | --exclude-test-runs] [--limit N] [--json] [--explain --bundle FILE]";
 
 export async function decisionsCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--db": "db", "--actor": "actor", "--since": "since", "--path": "path", "--id": "id", "--limit": "limit", "--test-run": "testRun" },
-    switches: { "--denied": "denied", "--json": "json", "--exclude-test-runs": "excludeTestRuns" },
+    values: { "--db": "db", "--actor": "actor", "--since": "since", "--path": "path", "--id": "id", "--limit": "limit", "--test-run": "testRun", "--bundle": "bundle" },
+    switches: { "--denied": "denied", "--json": "json", "--exclude-test-runs": "excludeTestRuns", "--explain": "explain" },
   });
   if (args.positionals.length > 0) throw new UsageError(`decisions takes no positional arguments (got ${args.positionals.join(" ")})`);
   const limitText = one(args, "limit");
@@ -53,7 +56,15 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
     limit,
   };
 
+  const explain = args.switches.has("explain");
+  const bundle = one(args, "bundle");
+  if (explain && (query.id === undefined || bundle === undefined)) throw new UsageError("--explain needs --id DECISION_ID and --bundle FILE (the bundle that decided)");
   const entries = await readDecisions(one(args, "db"), query);
+  if (explain) {
+    if (entries.length === 0) throw new DecisionLogError("decisions_bad_filter", `no decision ${query.id} in the log`);
+    console.log(await explainDecision(entries[0], bundle as string));
+    return 0;
+  }
   if (args.switches.has("json")) {
     // printable() keeps each line valid JSON: what it escapes can only occur inside strings.
     for (const entry of entries) console.log(printable(JSON.stringify(jsonOf(entry))));

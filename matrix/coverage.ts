@@ -16,9 +16,7 @@
  * code stays about the answers): they are listed in the JSON, the terminal
  * report and the HTML page.
  */
-import { compile, type Probe } from "../pdp/compiler";
-import { loadSizedPolicy, readBundle } from "../pdp/compiler/bundle";
-import { EvaluationClock } from "../pdp/compiler/host-builtins";
+import { loadInstrumented } from "../pdp/compiler/instrumented-bundle";
 import { DEFAULT_ENTRYPOINT } from "../pdp";
 import type { DecisionEntry } from "../pdp/log/query";
 
@@ -43,34 +41,24 @@ export interface RuleCoverage {
   unreached: RuleRef[];
 }
 
-const utf8 = new TextDecoder();
-
 export async function ruleCoverage(bundleBytes: Uint8Array, inputs: unknown[], cellsWithoutInput: number, entrypoint = DEFAULT_ENTRYPOINT): Promise<RuleCoverage> {
-  const bundle = readBundle(bundleBytes);
-  const sources = [...bundle.files]
-    .filter(([name]) => name.endsWith(".rego") && !name.endsWith("_test.rego"))
-    .map(([name, bytes]) => ({ file: name.slice(1), source: utf8.decode(bytes), regoVersion: bundle.manifest.rego_version === 0 ? ("v0" as const) : ("v1" as const) }));
-  if (sources.length === 0) throw new Error("the bundle carries no Rego sources: rule coverage needs them");
-  const { wasm, probes } = compile(sources, { entrypoints: [entrypoint], instrument: true });
+  const policy = await loadInstrumented(bundleBytes, entrypoint);
   const hits = new Set<number>();
-  const clock = new EvaluationClock();
-  const policy = await loadSizedPolicy(wasm, bundle.data, { builtins: { ...clock.builtins(), "internal.probe": (id: unknown) => (hits.add(id as number), true) } });
   let errors = 0;
   for (const input of inputs) {
     try {
-      clock.tick();
-      policy.evaluate(input, entrypoint);
+      for (const p of policy.evaluate(input).heads) hits.add(p.id);
     } catch {
       errors++;
     }
   }
   const top = entrypoint.split("/")[0];
-  const heads = (probes ?? []).filter((p: Probe) => p.kind === "head" && (p.rulePath === top || p.rulePath.startsWith(`${top}/`)));
+  const heads = policy.probes.filter((p) => p.kind === "head" && (p.rulePath === top || p.rulePath.startsWith(`${top}/`)));
   const unreached = heads
     .filter((p) => !hits.has(p.id))
     .map((p) => ({ rule: `data.${p.rulePath.replace(/\//g, ".")}`, file: p.loc.file, row: p.loc.row }))
     .sort((a, b) => a.file.localeCompare(b.file) || a.row - b.row);
-  return { revision: bundle.manifest.revision, entrypoint, inputs: inputs.length, cells_without_input: cellsWithoutInput, errors, rules: heads.length, reached: heads.length - unreached.length, unreached };
+  return { revision: policy.revision, entrypoint, inputs: inputs.length, cells_without_input: cellsWithoutInput, errors, rules: heads.length, reached: heads.length - unreached.length, unreached };
 }
 
 /** The recorded input of each cell's decision (by Decision-Id); cells the policy did not decide count apart. */
