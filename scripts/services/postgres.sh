@@ -107,6 +107,8 @@ SELECT 'CREATE ROLE portcullis_lookup NOLOGIN' WHERE NOT EXISTS (SELECT 1 FROM p
 ALTER ROLE portcullis_owner NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB INHERIT PASSWORD :'owner_pw';
 ALTER ROLE portcullis_app NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB PASSWORD :'app_pw';
 GRANT portcullis_lookup TO portcullis_owner;
+-- The owner may end the service's backends (pg_terminate_backend): how the tests cut its connections.
+GRANT pg_signal_backend TO portcullis_owner;
 SELECT 'CREATE DATABASE portcullis OWNER portcullis_owner' WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'portcullis') \gexec
 REVOKE ALL ON DATABASE portcullis FROM PUBLIC;
 GRANT CONNECT ON DATABASE portcullis TO portcullis_app;

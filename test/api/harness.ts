@@ -118,6 +118,10 @@ export interface HarnessOptions {
   backend?: BackendName;
   /** PostgreSQL pool size (database.poolMax). */
   poolMax?: number;
+  /** PostgreSQL: the service's database URL from this harness's own (a relay in front of the server). */
+  pgUrl?: (url: string) => Promise<string>;
+  /** PostgreSQL waits (database.connectTimeoutMs, statementTimeoutMs). */
+  pgTimeouts?: { connectTimeoutMs?: number; statementTimeoutMs?: number };
   rateLimits?: Partial<RateLimitConfig>;
   app?: AppOptions;
   enumeration?: { threshold: number; windowMs: number };
@@ -151,7 +155,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const decisionLog = pg ? createDecisionLog({ db: { file: path.join(dir, "decisions.db"), ...logStore }, onError: () => undefined }) : undefined;
   const service = await createService(
     {
-      database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs, url: pg?.urls.app, poolMax: options.poolMax },
+      database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs, url: pg && options.pgUrl ? await options.pgUrl(pg.urls.app) : pg?.urls.app, poolMax: options.poolMax, ...options.pgTimeouts },
       bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
       decisionLog: { file: path.join(dir, "decisions.db"), ...options.decisionLog },
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
