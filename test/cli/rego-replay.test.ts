@@ -19,6 +19,7 @@ import { openForRead } from "../../pdp/log/store";
 import { queryDecisions, type DecisionEntry } from "../../pdp/log/query";
 import { ROUTES } from "../../api/registry/routes";
 import { policyBundle, startHarness, type Harness } from "../api/harness";
+import { loadPage, screenshot } from "../matrix/chromium";
 
 let h: Harness;
 let db: string;
@@ -161,6 +162,13 @@ test("--since after every decision replays nothing; the terminal and HTML report
   expect(html).toContain('data-tile="deny-to-allow"><b>0</b>');
   expect(html).toContain('data-tile="allow-to-deny"><b>4</b>');
   expect(html).toContain('data-tile="masked"><b>1</b>');
+  // Rendered by headless chromium: no console message, and the groups table holds the JSON's groups.
+  const json = (await replay("--bundle", candidate("deny-all", DENY_ALL))).report;
+  const { dom, console: messages } = loadPage(file);
+  expect(messages).toEqual([]);
+  const rows = dom.match(/<table id="groups">[\s\S]*?<\/table>/)?.[0].match(/<tr>/g)?.length;
+  expect(rows).toBe(json.groups.length + 1);
+  if (process.env.REPORT_SCREENSHOTS) screenshot(file, path.join(process.env.REPORT_SCREENSHOTS, "replay.png"), 1400);
 });
 
 test("bad arguments are usage errors (exit 2), not a failed gate", async () => {
