@@ -178,7 +178,10 @@ export async function openRedisRateLimitStore(options: RedisRateLimitOptions): P
     // A hit while disconnected fails at once instead of waiting for a reconnection.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs,
+    // While starting, the ready check and the PING may take up to the connect deadline: several
+    // instances starting at once on a busy machine answer slowly, which is not an unreachable Redis.
+    // Requests get commandTimeoutMs (set below, once proven; ioredis reads it per command).
+    commandTimeout: options.connectTimeoutMs,
     connectTimeout: options.connectTimeoutMs,
     // Reconnect for ever, at most every 2 s: recovery comes without a restart.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
@@ -198,5 +201,6 @@ export async function openRedisRateLimitStore(options: RedisRateLimitOptions): P
     clearTimeout(timer);
   }
   client.removeAllListeners("error");
+  client.options.commandTimeout = options.commandTimeoutMs;
   return new RedisRateLimitStore(client, rest);
 }
