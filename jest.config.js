@@ -31,7 +31,17 @@ const ON_POSTGRES = [
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: "sqlite", testMatch: ["**/*.test.ts"], testPathIgnorePatterns: [...common.testPathIgnorePatterns, "/test/api/pg-outage\\.test\\.ts$"] },
-    { ...common, displayName: "postgres", testMatch: ON_POSTGRES.map((f) => `<rootDir>/test/${f}`), setupFiles: ["<rootDir>/test/support/postgres-backend.js"] },
+    {
+      ...common,
+      displayName: "sqlite",
+      testMatch: ["**/*.test.ts"],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, "/test/api/pg-outage\\.test\\.ts$"],
+    },
+    {
+      ...common,
+      displayName: "postgres",
+      testMatch: ON_POSTGRES.map((f) => `<rootDir>/test/${f}`),
+      setupFiles: ["<rootDir>/test/support/postgres-backend.js"],
+    },
   ],
 };

@@ -46,7 +46,13 @@ export const policyBundleHealth: HealthCheck = (deps) => {
   const status = deps.pdp.status();
   const reasons: HealthReason[] = [];
   if (status.active === null) {
-    reasons.push({ component: "policy_bundle", code: "no_active_bundle", detail: "no policy bundle is active: every request is denied", since: status.lastError?.at ?? null, unavailable: true });
+    reasons.push({
+      component: "policy_bundle",
+      code: "no_active_bundle",
+      detail: "no policy bundle is active: every request is denied",
+      since: status.lastError?.at ?? null,
+      unavailable: true,
+    });
   }
   if (status.lastError) {
     const e = status.lastError;
@@ -100,7 +106,9 @@ export const rateLimitStoreHealth: HealthCheck = (deps) => {
 export const databaseHealth: HealthCheck = (deps) => {
   const health = deps.db.health();
   if (health.available) return [];
-  return [{ component: "database", code: "database_unavailable", detail: "the data store cannot be reached: requests that need it are refused", since: health.since }];
+  return [
+    { component: "database", code: "database_unavailable", detail: "the data store cannot be reached: requests that need it are refused", since: health.since },
+  ];
 };
 
 /** Every check /health runs, in order. */

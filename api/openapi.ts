@@ -38,9 +38,26 @@ import { LISTS, WIRE_FIELDS, type JsonSchema } from "./views";
  * a data store out of reach (every authenticated request reads its user).
  */
 const EVERY_ROUTE: ProblemCode[] = [
-  "invalid_param", "invalid_body", "forbidden_key", "version_conflict", "invalid_token", "account_inactive", "field_not_writable",
-  "unknown_version", "version_retired", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error", "policy_unavailable",
-  "rate_limit_unavailable", "malformed_request", "request_timeout", "headers_too_large", "database_busy", "database_unavailable",
+  "invalid_param",
+  "invalid_body",
+  "forbidden_key",
+  "version_conflict",
+  "invalid_token",
+  "account_inactive",
+  "field_not_writable",
+  "unknown_version",
+  "version_retired",
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "internal_error",
+  "policy_unavailable",
+  "rate_limit_unavailable",
+  "malformed_request",
+  "request_timeout",
+  "headers_too_large",
+  "database_busy",
+  "database_unavailable",
 ];
 /** Routes the policy may refuse on its own grounds (every route but the public ones). */
 const POLICY_REFUSALS: ProblemCode[] = ["authentication_required", "forbidden", "not_found"];
@@ -125,7 +142,8 @@ function responsesOf(route: RouteRecord, mediaTypes: string[]): Record<string, u
   const content: Record<string, unknown> = json(successSchema(route));
   for (const m of route.produces ?? []) content[m] = { schema: { type: "string", description: `asked for by the body's format; ${m}` } };
   const success: Record<string, unknown> = { description: route.summary, content };
-  if (route.id === "admin.export") success.headers = { Location: { description: "where the job is polled (GET /api/admin/export/{job_id})", schema: { type: "string" } } };
+  if (route.id === "admin.export")
+    success.headers = { Location: { description: "where the job is polled (GET /api/admin/export/{job_id})", schema: { type: "string" } } };
   const responses: Record<string, unknown> = { [String(route.successStatus)]: success };
   for (const [status, codes] of problemsOf(route)) {
     const problem = problemResponse(codes, status);
@@ -183,7 +201,12 @@ export function openApiDocument(routes: RouteRecord[], versions: VersionCatalog,
  * `undocumented: true` describes every route, internal and diagnostic ones
  * too: never served, it lets the tests hold those answers to the same rules.
  */
-export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog, now: number = Date.now(), options: { undocumented?: boolean } = {}): Record<string, unknown> {
+export function generateOpenApi(
+  routes: RouteRecord[],
+  versions: VersionCatalog,
+  now: number = Date.now(),
+  options: { undocumented?: boolean } = {},
+): Record<string, unknown> {
   const { schema: versionParam, list: versionList } = versionSchema(versions, now);
   // A request that negotiated its version by Accept gets that vendor type back (api/versions).
   const mediaTypes = ["application/json", ...versionList.map((v) => `application/vnd.portcullis.${String(v.name)}+json`)];
@@ -193,7 +216,9 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog,
     for (const template of route.paths) {
       const pathParams = [...template.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]);
       const parameters: unknown[] = pathParams.map((name) => ({
-        name, in: "path", required: true,
+        name,
+        in: "path",
+        required: true,
         schema: name === "version" ? versionParam : (PATH_PARAMS[name] ?? { type: "string" }),
       }));
       if (!pathParams.includes("version")) {
@@ -215,7 +240,12 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog,
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Portcullis API", version: versions.default, description: "Every request is decided by the Portcullis policy decision point.", "x-api-versions": versionList },
+    info: {
+      title: "Portcullis API",
+      version: versions.default,
+      description: "Every request is decided by the Portcullis policy decision point.",
+      "x-api-versions": versionList,
+    },
     servers: [{ url: "/" }],
     paths,
     components: {
@@ -225,7 +255,10 @@ export function generateOpenApi(routes: RouteRecord[], versions: VersionCatalog,
           type: "object",
           properties: {
             type: { type: "string", description: `${PROBLEM_TYPE_PREFIX}<code>` },
-            title: { type: "string" }, status: { type: "integer" }, detail: { type: "string" }, decision_id: { type: "string" },
+            title: { type: "string" },
+            status: { type: "integer" },
+            detail: { type: "string" },
+            decision_id: { type: "string" },
             reason: { type: "string", description: "the policy's reason (403 forbidden, field_not_writable)" },
             instance: { type: "string" },
           },

@@ -43,14 +43,22 @@ export const PROBLEMS = {
   not_acceptable: { status: 406, title: "Not Acceptable", detail: "The requested media type is not served." },
   conflict: { status: 409, title: "Conflict", detail: "The resource is not in a state that allows this operation." },
   rate_limited: { status: 429, title: "Too Many Requests", detail: "The rate limit for this route is exhausted; retry later." },
-  rate_limit_unavailable: { status: 503, title: "Service Unavailable", detail: "The shared rate-limit store cannot be reached; the request was not carried out. Retry later." },
+  rate_limit_unavailable: {
+    status: 503,
+    title: "Service Unavailable",
+    detail: "The shared rate-limit store cannot be reached; the request was not carried out. Retry later.",
+  },
   malformed_request: { status: 400, title: "Bad Request", detail: "The request is not well-formed HTTP." },
   request_timeout: { status: 408, title: "Request Timeout", detail: "The request was not received in time." },
   headers_too_large: { status: 431, title: "Request Header Fields Too Large", detail: "The request's header fields are too large or too many." },
   database_busy: { status: 503, title: "Service Unavailable", detail: "The data store is locked by another writer; nothing was changed. Retry later." },
   database_unavailable: { status: 503, title: "Service Unavailable", detail: "The data store cannot be reached; nothing was changed. Retry later." },
   policy_unavailable: { status: 503, title: "Service Unavailable", detail: "The policy decision point could not decide; the request was denied." },
-  decision_log_unavailable: { status: 503, title: "Service Unavailable", detail: "The decision log cannot store decisions now; the request was not carried out." },
+  decision_log_unavailable: {
+    status: 503,
+    title: "Service Unavailable",
+    detail: "The decision log cannot store decisions now; the request was not carried out.",
+  },
   internal_error: { status: 500, title: "Internal Server Error", detail: "The request failed." },
 } satisfies Record<string, ProblemSpec>;
 

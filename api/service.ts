@@ -114,7 +114,13 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
         ? { url: config.bundle.url, minDelayMs: Math.ceil(pollIntervalMs / 2), maxDelayMs: pollIntervalMs }
         : { file: config.bundle.file, watch, pollIntervalMs };
     // Every bundle, the first and each hot reload, must pass the start-up check's policy probe before it decides.
-    pdp = await createPdp({ bundle, log, logger: hooks.pdpLogger, check: acceptBundles(hooks.app?.routes ?? ROUTES), maxMemoryPages: config.bundle.maxMemoryPages });
+    pdp = await createPdp({
+      bundle,
+      log,
+      logger: hooks.pdpLogger,
+      check: acceptBundles(hooks.app?.routes ?? ROUTES),
+      maxMemoryPages: config.bundle.maxMemoryPages,
+    });
     // Redis when configured (budgets shared by every instance); unset, the app counts in process.
     const { url: redisUrl, ...redis } = config.redis;
     if (redisUrl !== undefined) rateLimitStore = await openRedisRateLimitStore({ url: redisUrl, ...redis, logger });

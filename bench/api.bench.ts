@@ -106,7 +106,12 @@ async function serveJose(dir: string): Promise<Ready> {
     if (!bearer) return void res.status(401).json({ error: "authentication required" });
     let sub: string;
     try {
-      const { payload } = await jwtVerify(bearer[1], keys, { issuer: JOSE_ISSUER, audience: JOSE_AUDIENCE, algorithms: ["ES256"], requiredClaims: ["sub", "exp"] });
+      const { payload } = await jwtVerify(bearer[1], keys, {
+        issuer: JOSE_ISSUER,
+        audience: JOSE_AUDIENCE,
+        algorithms: ["ES256"],
+        requiredClaims: ["sub", "exp"],
+      });
       sub = payload.sub as string;
     } catch {
       return void res.status(401).json({ error: "invalid token" });
@@ -205,7 +210,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     for (const mode of modes) servers.push({ mode, ...(await start(mode, dir)) });
     const per = Math.max(1, seconds / rounds);
-    for (const s of servers) await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: Math.min(2, per), connections }); // warm-up: JIT, statement caches
+    for (const s of servers)
+      await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: Math.min(2, per), connections }); // warm-up: JIT, statement caches
     const machineBefore = machineCpu();
     const ownBefore = process.cpuUsage();
     const serversBefore = await Promise.all(servers.map((s) => cpuOf(s.child)));
@@ -224,7 +230,12 @@ async function main(argv: string[]): Promise<void> {
     const serversAfter = await Promise.all(servers.map((s) => cpuOf(s.child)));
     const own = process.cpuUsage(ownBefore);
     const serversUs = serversAfter.reduce((sum, r, i) => sum + r.processUs - serversBefore[i].processUs, 0);
-    competition = describeCompetition(machineBefore, machineCpu(), (own.user + own.system + serversUs) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
+    competition = describeCompetition(
+      machineBefore,
+      machineCpu(),
+      (own.user + own.system + serversUs) / 1e6,
+      Number(process.hrtime.bigint() - wallBefore) / 1e9,
+    );
   } finally {
     for (const s of servers) s.child.kill("SIGKILL");
     fs.rmSync(dir, { recursive: true, force: true });
@@ -233,7 +244,9 @@ async function main(argv: string[]): Promise<void> {
   const results = { bare: median(runs.bare), jose: median(runs.jose), full: median(runs.full) };
   const fmt = (r: Result) =>
     `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req (main thread ${r.mainUs?.toFixed(0) ?? "n/a"}), load generator ${r.clientCpuUs.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
-  console.log(`GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`);
+  console.log(
+    `GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`,
+  );
   console.log(competition);
   console.log(`bare express + SQLite: ${fmt(results.bare)}`);
   console.log(`express + jose + if:   ${fmt(results.jose)}`);

@@ -98,7 +98,10 @@ async function serve(dir: string, env: Record<string, string>): Promise<{ child:
   fs.closeSync(err);
   for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) break;
-    const line = fs.readFileSync(out, "utf8").split("\n").find((l) => l.includes('"http.listening"'));
+    const line = fs
+      .readFileSync(out, "utf8")
+      .split("\n")
+      .find((l) => l.includes('"http.listening"'));
     if (line) return { child, port: Number(String(JSON.parse(line).address).split(":").pop()) };
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -131,8 +134,15 @@ async function main(argv: string[]): Promise<void> {
 
     const keyFile = path.join(dir, "dev-jwt-key.json");
     const token = await mintDevToken({ subject: "u_alice", keyFile, issuer: DEV_ISSUER, audience: DEV_AUDIENCE, ttlSec: 3600 });
-    const unlimited = Object.fromEntries(["DEFAULT", "SENSITIVE", "DIAGNOSTIC", "AUTHENTICATION"].map((c) => [`PORTCULLIS_RATE_LIMIT_${c}_LIMIT`, "1000000000"]));
-    const common = { ...unlimited, PORTCULLIS_DEV_KEY_FILE: keyFile, PORTCULLIS_BUNDLE: path.join(ROOT, "var/bundle.tar.gz"), PORTCULLIS_BUNDLE_WATCH: "false" };
+    const unlimited = Object.fromEntries(
+      ["DEFAULT", "SENSITIVE", "DIAGNOSTIC", "AUTHENTICATION"].map((c) => [`PORTCULLIS_RATE_LIMIT_${c}_LIMIT`, "1000000000"]),
+    );
+    const common = {
+      ...unlimited,
+      PORTCULLIS_DEV_KEY_FILE: keyFile,
+      PORTCULLIS_BUNDLE: path.join(ROOT, "var/bundle.tar.gz"),
+      PORTCULLIS_BUNDLE_WATCH: "false",
+    };
     const setUps: SetUp[] = [
       { name: "sqlite", instances: 1, env: common },
       { name: "postgres", instances: 1, env: { ...common, PORTCULLIS_DATABASE_URL: databaseUrl } },
@@ -175,22 +185,32 @@ async function main(argv: string[]): Promise<void> {
     const instancesUs = running.flatMap((r) => r.children.map((c) => processUs(c.pid!))).reduce((sum, us, i) => sum + us - instancesBefore[i], 0);
     let servicesUs = 0;
     for (const [pid, us] of cpuOf(services)) servicesUs += us - (servicesBefore.get(pid) ?? us);
-    const competition = describeCompetition(machineBefore, machineCpu(), (own.user + own.system + instancesUs + servicesUs) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
+    const competition = describeCompetition(
+      machineBefore,
+      machineCpu(),
+      (own.user + own.system + instancesUs + servicesUs) / 1e6,
+      Number(process.hrtime.bigint() - wallBefore) / 1e9,
+    );
 
     const median = (rs: Round[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
     const fmt = (r: Round) =>
       `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  instances' CPU ${r.instancesUs.toFixed(0).padStart(5)} us/req  machine CPU ${r.machineUs.toFixed(0).padStart(5)} us/req  (${r.requests} ok, ${r.errors} errors)`;
-    console.log(`GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds of ${per} s per set-up, ${os.cpus().length} CPUs; median round:`);
+    console.log(
+      `GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds of ${per} s per set-up, ${os.cpus().length} CPUs; median round:`,
+    );
     console.log(competition);
     const m = new Map([...results].map(([name, rs]) => [name, median(rs)]));
     for (const [name, r] of m) console.log(`${name.padEnd(11)} ${fmt(r)}`);
-    const ratio = (a: string, b: string) => `${((m.get(a)!.rps / m.get(b)!.rps) * 100).toFixed(1)}% throughput, p50 x${(m.get(a)!.p50 / m.get(b)!.p50).toFixed(2)}, p99 x${(m.get(a)!.p99 / m.get(b)!.p99).toFixed(2)}`;
+    const ratio = (a: string, b: string) =>
+      `${((m.get(a)!.rps / m.get(b)!.rps) * 100).toFixed(1)}% throughput, p50 x${(m.get(a)!.p50 / m.get(b)!.p50).toFixed(2)}, p99 x${(m.get(a)!.p99 / m.get(b)!.p99).toFixed(2)}`;
     console.log(`postgres / sqlite:      ${ratio("postgres", "sqlite")}`);
     console.log(`cluster x1 / postgres:  ${ratio("cluster x1", "postgres")}  (what Redis rate limits cost)`);
     console.log(`cluster x2 / x1:        ${ratio("cluster x2", "cluster x1")}`);
   } finally {
     for (const r of running) for (const c of r.children) c.kill("SIGKILL");
-    await Promise.all(running.flatMap((r) => r.children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((res) => c.once("exit", res)) : undefined))));
+    await Promise.all(
+      running.flatMap((r) => r.children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((res) => c.once("exit", res)) : undefined))),
+    );
     await owner.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await owner.end();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -225,14 +245,17 @@ async function checkStores(url: string): Promise<void> {
 function servicePids(pgDir: string | undefined, redisDir: string | undefined): number[] {
   const first = (file: string) => (fs.existsSync(file) ? Number(fs.readFileSync(file, "utf8").split("\n")[0]) : NaN);
   const postmaster = pgDir ? first(path.join(pgDir, "postmaster.pid")) : NaN;
-  const children = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster ? [Number(d)] : [];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
+  const children = fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster ? [Number(d)] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
   return [postmaster, ...children, redisDir ? first(path.join(redisDir, "redis.pid")) : NaN].filter((pid) => Number.isInteger(pid) && pid > 0);
 }
 

@@ -182,9 +182,18 @@ function profile(name: string, policy: LoadedPolicy, entrypoint: number, input: 
   const pieces: Record<string, number> = {};
   pieces.stringify = time(() => JSON.stringify(input));
   pieces["encode+copy"] = time(() => mem().set(new TextEncoder().encode(text), base));
-  pieces.parse = time(() => ex.rt_parse_input(base, bytes.length), () => ex.opa_heap_ptr_set(inputEnd));
-  pieces.plan = time(() => ex.eval(ctx), () => ex.opa_heap_ptr_set(mark));
-  pieces.dump = time(() => ex.opa_json_dump(resultSet), () => ex.opa_heap_ptr_set(afterPlan));
+  pieces.parse = time(
+    () => ex.rt_parse_input(base, bytes.length),
+    () => ex.opa_heap_ptr_set(inputEnd),
+  );
+  pieces.plan = time(
+    () => ex.eval(ctx),
+    () => ex.opa_heap_ptr_set(mark),
+  );
+  pieces.dump = time(
+    () => ex.opa_json_dump(resultSet),
+    () => ex.opa_heap_ptr_set(afterPlan),
+  );
   pieces.decode = time(() => JSON.parse(new TextDecoder().decode(new Uint8Array(sdk.mem.buffer, dumped, end - dumped))));
   pieces["sum of pieces"] = Object.values(pieces).reduce((a, b) => a + b, 0);
   pieces["evaluate()"] = time(() => policy.evaluate(input, entrypoint));
@@ -218,7 +227,7 @@ async function main(): Promise<void> {
   const { sources, data } = collectPolicyInputs([path.join(packageRoot(), "rego")]);
   const entrypoints = ["portcullis/decision", "system/log/mask", "system/log/drop"];
   const real = await load(link(compile(sources, { entrypoints }).policy, runtime, keep), data, clock);
-  const trivialSource = "package t\n\nallow if input.actor.id == \"u_alice\"\n";
+  const trivialSource = 'package t\n\nallow if input.actor.id == "u_alice"\n';
   const trivial = await load(link(compile([{ file: "t.rego", source: trivialSource }], { entrypoints: ["t/allow"] }).policy, runtime, keep), {}, clock);
 
   const baselineArg = process.argv.indexOf("--baseline");
@@ -263,7 +272,10 @@ async function main(): Promise<void> {
     for (const [name, before, after, ep, input] of cases) {
       const [was, is] = [JSON.stringify(before.evaluate(input, ep)), JSON.stringify(after.evaluate(input, ep))];
       if (was !== is) console.log(`note: ${name} differs: baseline ${was}, this tree ${is}`);
-      const [b, a] = timePair(() => before.evaluate(input, ep), () => after.evaluate(input, ep));
+      const [b, a] = timePair(
+        () => before.evaluate(input, ep),
+        () => after.evaluate(input, ep),
+      );
       if (name !== "trivial") {
         sumBase += b;
         sumNow += a;
@@ -276,7 +288,11 @@ async function main(): Promise<void> {
   if (loopSeconds > 0) {
     const onlyArg = process.argv.indexOf("--only");
     const only = onlyArg >= 0 ? process.argv[onlyArg + 1] : undefined;
-    const calls: Array<[string, number, unknown]> = [["decision", 0, DECISION_INPUT], ["drop", 2, event], ["mask", 1, event]];
+    const calls: Array<[string, number, unknown]> = [
+      ["decision", 0, DECISION_INPUT],
+      ["drop", 2, event],
+      ["mask", 1, event],
+    ];
     const loop = calls.filter(([name]) => only === undefined || name === only);
     console.log(`\nlooping ${loop.map(([name]) => name).join(" + ")} for ${loopSeconds} s (for --cpu-prof)`);
     const stop = Date.now() + loopSeconds * 1000;

@@ -115,7 +115,9 @@ function handwritten(input: DecisionInput, routes: Record<string, Route>, fields
     ...(dutySeparated && input.resource.owner === id ? ["separation_of_duties"] : []),
   ].sort();
   if (workflow.length > 0) return deny(403, workflow[0]);
-  const read = (own(fields.views, grant.read) ?? []).filter((f) => !own(fields.retired, f) && (!own(fields.protected, f) || fields.protected[f].readable_by.includes(role)));
+  const read = (own(fields.views, grant.read) ?? []).filter(
+    (f) => !own(fields.retired, f) && (!own(fields.protected, f) || fields.protected[f].readable_by.includes(role)),
+  );
   const write = (grant.write === undefined ? [] : (own(fields.views, grant.write) ?? [])).filter((f) => !own(fields.retired, f) && !own(fields.protected, f));
   if (submitted.some((f) => !write.includes(f))) return deny(403, "field_not_writable");
   const scope = { ...(tenant ? { tenant_id: tenant } : {}), ...(grant.owner_scoped ? { owner_id: id } : {}) };
@@ -129,7 +131,9 @@ function buildBundle(file: string): { entrypoints: string[]; data: Record<string
   try {
     wasm = compile(sources, { entrypoints }).wasm;
   } catch (err) {
-    console.log(`note: rego/ does not compile with ${ENTRYPOINTS.join(", ")} (${(err as Error).message.split("\n")[0]}); using portcullis/decision alone, so the log runs without mask/drop policies`);
+    console.log(
+      `note: rego/ does not compile with ${ENTRYPOINTS.join(", ")} (${(err as Error).message.split("\n")[0]}); using portcullis/decision alone, so the log runs without mask/drop policies`,
+    );
     entrypoints = ENTRYPOINTS.slice(0, 1);
     wasm = compile(sources, { entrypoints }).wasm;
   }
@@ -228,7 +232,12 @@ async function measureFew(fn: () => unknown, calls: number): Promise<number> {
 }
 
 /** µs from decide() to its decision's commit, for `writers` concurrent writers over `rounds` rounds (after one untimed round). */
-async function timeDurable(pdp: Awaited<ReturnType<typeof createPdp>>, log: { durable(): Promise<void> }, writers: number, rounds: number): Promise<{ p50: number; p99: number }> {
+async function timeDurable(
+  pdp: Awaited<ReturnType<typeof createPdp>>,
+  log: { durable(): Promise<void> },
+  writers: number,
+  rounds: number,
+): Promise<{ p50: number; p99: number }> {
   const times: number[] = [];
   const write = async (timed: boolean) => {
     const t0 = process.hrtime.bigint();
@@ -281,7 +290,15 @@ async function main(): Promise<void> {
     }
 
     // The decision log's policies, evaluated as pdp/log does: with the whole event as input.
-    const event = { decision_id: sample.decisionId, labels: { id: sample.decisionId, version: "0.1.0" }, timestamp: new Date().toISOString(), path: "portcullis/decision", input: INPUT, result: policyDecision, bundles: { portcullis: { revision: "bench" } } };
+    const event = {
+      decision_id: sample.decisionId,
+      labels: { id: sample.decisionId, version: "0.1.0" },
+      timestamp: new Date().toISOString(),
+      path: "portcullis/decision",
+      input: INPUT,
+      result: policyDecision,
+      bundles: { portcullis: { revision: "bench" } },
+    };
     const machineBefore = machineCpu();
     const ownBefore = process.cpuUsage();
     const wallBefore = process.hrtime.bigint();
@@ -290,7 +307,13 @@ async function main(): Promise<void> {
 
     // One request's worst case: as many body field names as the API's body limit admits, all sent to the policy.
     const names = manyFieldNames(DEFAULT_BODY_LIMIT_BYTES);
-    const bigInput: DecisionInput = { ...INPUT, action: "update", resource: { type: "user", id: "u_alice" }, route: { id: "users.me.update", method: "PATCH", version: "v2" }, fields: { submitted: names } };
+    const bigInput: DecisionInput = {
+      ...INPUT,
+      action: "update",
+      resource: { type: "user", id: "u_alice" },
+      route: { id: "users.me.update", method: "PATCH", version: "v2" },
+      fields: { submitted: names },
+    };
     const big = (await measureFew(() => bare.decide(bigInput), 200)).toFixed(1);
 
     const log = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: quiet });
@@ -312,21 +335,40 @@ async function main(): Promise<void> {
     await durablePdp.close();
     await durableLog.close();
     const ownCpu = process.cpuUsage(ownBefore);
-    const competition = describeCompetition(machineBefore, machineCpu(), (ownCpu.user + ownCpu.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
+    const competition = describeCompetition(
+      machineBefore,
+      machineCpu(),
+      (ownCpu.user + ownCpu.system) / 1e6,
+      Number(process.hrtime.bigint() - wallBefore) / 1e9,
+    );
 
-    console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} CPUs (p99 is mostly scheduling noise when loaded)`);
+    console.log(
+      `\nload average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} on ${os.cpus().length} CPUs (p99 is mostly scheduling noise when loaded)`,
+    );
     console.log(competition);
-    const gc = process.execArgv.includes("--single-threaded-gc") ? "single-threaded (--single-threaded-gc, as make run serves)" : "V8's default, with helper threads (make run serves with --single-threaded-gc)";
+    const gc = process.execArgv.includes("--single-threaded-gc")
+      ? "single-threaded (--single-threaded-gc, as make run serves)"
+      : "V8's default, with helper threads (make run serves with --single-threaded-gc)";
     console.log(`V8 garbage collection: ${gc}`);
-    console.log(`medians over ${ROUNDS} alternating rounds of ${PER_ROUND} calls each (per-call hrtime, ~0.05 µs of it is the timer); the logged PDP timed after ${LOG_WARMUP} warm-up decisions`);
+    console.log(
+      `medians over ${ROUNDS} alternating rounds of ${PER_ROUND} calls each (per-call hrtime, ~0.05 µs of it is the timer); the logged PDP timed after ${LOG_WARMUP} warm-up decisions`,
+    );
     console.log(`hand-written TypeScript     p50 ${us(hand.p50)}  p99 ${us(hand.p99)}`);
     console.log(`decide(), no-op log         p50 ${us(plain.p50)}  p99 ${us(plain.p99)}  (${(plain.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
     console.log(`decide(), SQLite log        p50 ${us(withLog.p50)}  p99 ${us(withLog.p99)}  (${(withLog.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
     const census = (f: Figures): string => `${pct(f.slow.all)} of all calls and ${pct(f.slow.afterTurn)} of the calls right after an event-loop turn`;
     console.log(`calls slower than 2x p50 (p99 reads them past 1%): no-op log ${census(plain)}; SQLite log ${census(withLog)}`);
     console.log(`log cost on the request path: +${us(withLog.p50 - plain.p50)} at p50, +${us(withLog.p99 - plain.p99)} at p99`);
-    console.log(`a write's decision made durable before it acts (decide + await log.durable()): one writer at a time p50 ${us(soloWrites.p50)} p99 ${us(soloWrites.p99)}; 16 concurrent writers p50 ${us(burstWrites.p50)} p99 ${us(burstWrites.p99)} (they share commits)`);
-    for (const [ep, f] of policies) console.log(`  per event in the log's worker, off the request path: ${ep} (event of ${JSON.stringify(event).length} bytes)  p50 ${us(f.p50)}  p99 ${us(f.p99)}`);
+    console.log(
+      `a write's decision made durable before it acts (decide + await log.durable()): one writer at a time p50 ${us(soloWrites.p50)} p99 ${us(soloWrites.p99)}; 16 concurrent writers p50 ${us(burstWrites.p50)} p99 ${us(burstWrites.p99)} (they share commits)`,
+    );
+    for (const [ep, f] of policies)
+      console.log(
+        `  per event in the log's worker, off the request path: ${ep} (event of ${JSON.stringify(event).length} bytes)  p50 ${us(f.p50)}  p99 ${us(f.p99)}`,
+      );
     console.log(`wall time per decision, the worker's work included: ${us(plain.wallPerCall)} no-op log, ${us(withLog.wallPerCall)} SQLite log`);
     console.log(`decide() for the largest body the API admits (${names.length} field names in ${DEFAULT_BODY_LIMIT_BYTES} bytes), no-op log: p50 ${big} µs`);
     const { sinks, ...counts } = stats;

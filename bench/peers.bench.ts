@@ -118,7 +118,8 @@ async function casbinDecider(): Promise<Decider> {
   // casbin's matcher language has no "contains" on a request attribute: the
   // caller flattens roles to a flag, as casbin's ABAC examples do. That flag
   // is built per call, like the object a caller would hand casbin.
-  return (input) => enforcer.enforceSync({ id: input.actor.id, tenant: input.actor.tenant, admin: input.actor.roles.includes("admin") }, input.resource, input.action);
+  return (input) =>
+    enforcer.enforceSync({ id: input.actor.id, tenant: input.actor.tenant, admin: input.actor.roles.includes("admin") }, input.resource, input.action);
 }
 
 function cedarDecider(): Decider {
@@ -207,7 +208,8 @@ async function main(): Promise<void> {
   ];
   for (const [name, fn] of subjects) {
     const answers = INPUTS.map(fn);
-    if (answers.some((a, i) => a !== EXPECTED[i])) throw new Error(`${name} answers ${JSON.stringify(answers)}, expected ${JSON.stringify(EXPECTED)}: the rule differs`);
+    if (answers.some((a, i) => a !== EXPECTED[i]))
+      throw new Error(`${name} answers ${JSON.stringify(answers)}, expected ${JSON.stringify(EXPECTED)}: the rule differs`);
   }
   console.log(`rule: read if owner, or admin of the invoice's tenant; ${subjects.length} subjects agree on ${INPUTS.length} inputs (2 allow, 2 deny)`);
 
@@ -218,17 +220,26 @@ async function main(): Promise<void> {
   const ownCpu = process.cpuUsage(ownBefore);
   const competition = describeCompetition(machineBefore, machineCpu(), (ownCpu.user + ownCpu.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
 
-  console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} CPUs`);
+  console.log(
+    `\nload average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${os.cpus().length} CPUs`,
+  );
   console.log(competition);
   console.log(`medians over ${ROUNDS} alternating rounds; p50/p99 of ${PER_ROUND} per-call times (the timer adds ~0.05 µs), mean of a batch of ${BATCH}`);
   const casbin = figures[1];
   for (const [k, [name]] of subjects.entries()) {
     const f = figures[k];
-    console.log(`${name.padEnd(36)} p50 ${us(f.p50).padStart(10)}  p99 ${us(f.p99).padStart(10)}  mean ${us(f.mean).padStart(10)}  (${(f.p50 / casbin.p50).toFixed(2)}x casbin at p50, ${(f.mean / casbin.mean).toFixed(2)}x by mean)`);
+    console.log(
+      `${name.padEnd(36)} p50 ${us(f.p50).padStart(10)}  p99 ${us(f.p99).padStart(10)}  mean ${us(f.mean).padStart(10)}  (${(f.p50 / casbin.p50).toFixed(2)}x casbin at p50, ${(f.mean / casbin.mean).toFixed(2)}x by mean)`,
+    );
   }
   const ours = figures[3];
   const verdict = ours.p50 <= casbin.p50 ? "met" : "MISSED";
-  console.log(`target Portcullis Engine median <= casbin's: ${verdict} (${us(ours.p50)} vs ${us(casbin.p50)}; by batch mean ${us(ours.mean)} vs ${us(casbin.mean)})`);
+  console.log(
+    `target Portcullis Engine median <= casbin's: ${verdict} (${us(ours.p50)} vs ${us(casbin.p50)}; by batch mean ${us(ours.mean)} vs ${us(casbin.mean)})`,
+  );
   console.log(`Portcullis Engine vs Cedar at p50: ${(figures[2].p50 / ours.p50).toFixed(1)}x faster`);
 }
 

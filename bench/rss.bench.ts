@@ -133,7 +133,12 @@ async function main(argv: string[]): Promise<void> {
     }
     const own = process.cpuUsage(ownBefore);
     const serverUs = (await memoryOf(child)).cpuUs - serverBefore.cpuUs;
-    const competition = describeCompetition(machineBefore, machineCpu(), (own.user + own.system + serverUs) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
+    const competition = describeCompetition(
+      machineBefore,
+      machineCpu(),
+      (own.user + own.system + serverUs) / 1e6,
+      Number(process.hrtime.bigint() - wallBefore) / 1e9,
+    );
     if (samples.length === 0) throw new Error("no sample after the warm-up: run longer");
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const minutesMedians: number[] = [];
@@ -145,12 +150,18 @@ async function main(argv: string[]): Promise<void> {
     const level = minutesMedians[0];
     const drift = Math.max(...minutesMedians.map((x) => Math.abs(x - level))) / level;
     const peak = Math.max(...rss.map((x) => Math.abs(x - level))) / level;
-    console.log(`\n${requests} requests over ${warmupMinutes + minutes} min (${warmupMinutes} min warm-up), ${connections} connections, ${kinds.length} request kinds in 1 s slices`);
+    console.log(
+      `\n${requests} requests over ${warmupMinutes + minutes} min (${warmupMinutes} min warm-up), ${connections} connections, ${kinds.length} request kinds in 1 s slices`,
+    );
     console.log(competition);
-    console.log(`RSS level after warm-up (first minute's median) ${mb(level)}; samples after it: min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))}, last ${mb(rss[rss.length - 1])}`);
+    console.log(
+      `RSS level after warm-up (first minute's median) ${mb(level)}; samples after it: min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))}, last ${mb(rss[rss.length - 1])}`,
+    );
     console.log(`median RSS per minute: ${minutesMedians.map(mb).join(", ")}`);
     console.log(`largest single-sample deviation from the level: ${(peak * 100).toFixed(1)}% (GC sawtooth included)`);
-    console.log(`largest per-minute-median deviation: ${(drift * 100).toFixed(1)}% (target <= 10%${minutes >= 10 ? "" : `, over 10 minutes; this run: ${minutes}`}): ${drift <= 0.1 ? "met" : "MISSED"}`);
+    console.log(
+      `largest per-minute-median deviation: ${(drift * 100).toFixed(1)}% (target <= 10%${minutes >= 10 ? "" : `, over 10 minutes; this run: ${minutes}`}): ${drift <= 0.1 ? "met" : "MISSED"}`,
+    );
   } finally {
     child.kill("SIGKILL");
     fs.rmSync(dir, { recursive: true, force: true });

@@ -69,14 +69,21 @@ async function main(): Promise<void> {
     }
   }
   const own = process.cpuUsage(ownBefore);
-  console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} on ${os.cpus().length} CPUs`);
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${os.cpus().length} CPUs`,
+  );
   console.log(describeCompetition(machineBefore, machineCpu(), (own.user + own.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9));
   console.log(`Engine.evaluate p50, median over ${ROUNDS} alternating rounds of ${PER_ROUND} calls; one rule per route (ground equalities on input refs)`);
   const base = { last: median(p50s[0]), none: median(p50s[1]) };
   for (const [i, s] of subjects.entries()) {
     const last = median(p50s[2 * i]);
     const none = median(p50s[2 * i + 1]);
-    console.log(`${String(s.n).padStart(5)} routes  last route ${last.toFixed(2)} µs (${(last / base.last).toFixed(1)}x 10 routes)  no route ${none.toFixed(2)} µs (${(none / base.none).toFixed(1)}x)  compile ${s.compileMs.toFixed(0)} ms`);
+    console.log(
+      `${String(s.n).padStart(5)} routes  last route ${last.toFixed(2)} µs (${(last / base.last).toFixed(1)}x 10 routes)  no route ${none.toFixed(2)} µs (${(none / base.none).toFixed(1)}x)  compile ${s.compileMs.toFixed(0)} ms`,
+    );
   }
   const worst = Math.max(median(p50s[2 * (SIZES.length - 1)]) / base.last, median(p50s[2 * SIZES.length - 1]) / base.none);
   console.log(`target 1,000 routes within 2x of 10 routes: ${worst <= 2 ? "met" : "MISSED"} (${worst.toFixed(1)}x)`);

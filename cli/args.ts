@@ -56,7 +56,8 @@ export function maxMemoryPages(args: ParsedArgs): number | undefined {
   const text = one(args, "maxMemoryPages");
   if (text === undefined) return undefined;
   const pages = Number(text);
-  if (!Number.isInteger(pages) || pages < 1 || pages > MAX_MEMORY_PAGES) throw new UsageError(`--max-memory-pages must be a whole number from 1 to ${MAX_MEMORY_PAGES}, got ${text}`);
+  if (!Number.isInteger(pages) || pages < 1 || pages > MAX_MEMORY_PAGES)
+    throw new UsageError(`--max-memory-pages must be a whole number from 1 to ${MAX_MEMORY_PAGES}, got ${text}`);
   return pages;
 }
 

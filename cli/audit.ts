@@ -26,7 +26,8 @@ import { auditStore } from "./audit-store";
 import { readDecisions } from "./decisions";
 import { readEvents } from "./events";
 
-export const AUDIT_USAGE = "audit [--decisions FILE] [--db FILE] [--since 7d|2026-11-21T14:00:00Z] [--test-run ID | --include-test-runs] [--limit N] [--json | --html FILE]";
+export const AUDIT_USAGE =
+  "audit [--decisions FILE] [--db FILE] [--since 7d|2026-11-21T14:00:00Z] [--test-run ID | --include-test-runs] [--limit N] [--json | --html FILE]";
 
 export async function auditCommand(argv: string[], now: Date = new Date()): Promise<number> {
   const args = parseArgs(argv, {
@@ -53,14 +54,19 @@ export async function auditCommand(argv: string[], now: Date = new Date()): Prom
   const summary = auditSummary({
     decisions: await readDecisions(decisionsFlag, queries.decisions),
     events: await readEvents(eventsFlag, queries.events),
-    since, now, limit, testRuns,
+    since,
+    now,
+    limit,
+    testRuns,
     sources: { decisions: label(stores[0]), events: label(stores[1]) },
   });
   if (args.switches.has("json")) console.log(JSON.stringify(summary, null, 2));
   else if (html !== undefined) {
     fs.mkdirSync(path.dirname(path.resolve(html)), { recursive: true });
     fs.writeFileSync(html, auditHtml(summary));
-    console.error(`portcullis: wrote ${html} (${summary.decisions.total} decisions, ${summary.decisions.denied} denied, ${summary.events.total} security events)`);
+    console.error(
+      `portcullis: wrote ${html} (${summary.decisions.total} decisions, ${summary.decisions.denied} denied, ${summary.events.total} security events)`,
+    );
   } else console.log(textSummary(summary));
   return 0;
 }
@@ -74,8 +80,18 @@ function textSummary(s: AuditSummary): string {
   return [
     `${d.total} requests: ${d.allowed} allowed, ${d.denied} denied (${d.no_row_in_scope} allowed by the policy but no row in scope) by ${d.distinct_actors_denied} actors` +
       (d.test_run_requests_left_out > 0 ? `; ${d.test_run_requests_left_out} test-run requests left out` : ""),
-    `most denied routes: ${s.denied_by_route.slice(0, 5).map((r) => `${r.route} (${r.count})`).join(", ") || "none"}`,
-    `most denied actors: ${s.denied_by_actor.slice(0, 5).map((a) => `${a.actor} (${a.count})`).join(", ") || "none"}`,
+    `most denied routes: ${
+      s.denied_by_route
+        .slice(0, 5)
+        .map((r) => `${r.route} (${r.count})`)
+        .join(", ") || "none"
+    }`,
+    `most denied actors: ${
+      s.denied_by_actor
+        .slice(0, 5)
+        .map((a) => `${a.actor} (${a.count})`)
+        .join(", ") || "none"
+    }`,
     `security events: ${s.events.total}${s.events.by_kind.length > 0 ? ` (${s.events.by_kind.map((k) => `${k.kind} ${k.count}`).join(", ")})` : ""}`,
     "the page: portcullis audit --html FILE; every number: --json",
   ].join("\n");

@@ -35,7 +35,16 @@ export const DECISIONS_USAGE =
 
 export async function decisionsCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: { "--db": "db", "--actor": "actor", "--since": "since", "--path": "path", "--id": "id", "--limit": "limit", "--test-run": "testRun", "--bundle": "bundle" },
+    values: {
+      "--db": "db",
+      "--actor": "actor",
+      "--since": "since",
+      "--path": "path",
+      "--id": "id",
+      "--limit": "limit",
+      "--test-run": "testRun",
+      "--bundle": "bundle",
+    },
     switches: { "--denied": "denied", "--json": "json", "--exclude-test-runs": "excludeTestRuns", "--explain": "explain" },
   });
   if (args.positionals.length > 0) throw new UsageError(`decisions takes no positional arguments (got ${args.positionals.join(" ")})`);
@@ -58,7 +67,8 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
 
   const explain = args.switches.has("explain");
   const bundle = one(args, "bundle");
-  if (explain && (query.id === undefined || bundle === undefined)) throw new UsageError("--explain needs --id DECISION_ID and --bundle FILE (the bundle that decided)");
+  if (explain && (query.id === undefined || bundle === undefined))
+    throw new UsageError("--explain needs --id DECISION_ID and --bundle FILE (the bundle that decided)");
   const entries = await readDecisions(one(args, "db"), query);
   if (explain) {
     if (entries.length === 0) throw new DecisionLogError("decisions_bad_filter", `no decision ${query.id} in the log`);
@@ -89,7 +99,8 @@ export async function readDecisions(dbFlag: string | undefined, query: DecisionQ
   try {
     return await queryDecisionsPg(pool, query);
   } catch (err) {
-    if ((err as { code?: unknown }).code === "42P01") throw new DecisionLogError("decisions_db_missing", "no decision log in the PostgreSQL database (PORTCULLIS_DATABASE_URL): run `portcullis db migrate`");
+    if ((err as { code?: unknown }).code === "42P01")
+      throw new DecisionLogError("decisions_db_missing", "no decision log in the PostgreSQL database (PORTCULLIS_DATABASE_URL): run `portcullis db migrate`");
     throw err;
   } finally {
     await pool.end();

@@ -22,7 +22,8 @@ import { DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT, type SecurityEventFilter } from
 import { one, parseArgs, UsageError } from "./args";
 import { auditStore } from "./audit-store";
 
-export const EVENTS_USAGE = "events [--db FILE] [--kind K] [--actor ID] [--since 2h|2026-11-21T14:00:00Z] [--test-run ID | --exclude-test-runs] [--limit N] [--json]";
+export const EVENTS_USAGE =
+  "events [--db FILE] [--kind K] [--actor ID] [--since 2h|2026-11-21T14:00:00Z] [--test-run ID | --exclude-test-runs] [--limit N] [--json]";
 
 export async function eventsCommand(argv: string[], now: Date = new Date()): Promise<number> {
   const args = parseArgs(argv, {
@@ -32,7 +33,8 @@ export async function eventsCommand(argv: string[], now: Date = new Date()): Pro
   if (args.positionals.length > 0) throw new UsageError(`events takes no positional arguments (got ${args.positionals.join(" ")})`);
   const limitText = one(args, "limit");
   const limit = limitText === undefined ? DEFAULT_EVENTS_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_EVENTS_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}, got ${limitText}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_EVENTS_LIMIT)
+    throw new UsageError(`--limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}, got ${limitText}`);
   const sinceText = one(args, "since");
   const testRun = one(args, "testRun");
   if (testRun !== undefined && args.switches.has("excludeTestRuns")) throw new UsageError("--test-run and --exclude-test-runs exclude each other");
@@ -92,16 +94,18 @@ const DETAIL_WIDTH = 80;
 
 export function formatEvents(events: SecurityEventRow[], limit: number): string {
   if (events.length === 0) return "no security events match";
-  const rows = events.map((e) => [
-    e.at.replace("T", " "),
-    e.kind,
-    e.actor_id,
-    e.tenant_id ?? "-",
-    e.route_id,
-    e.decision_id ?? "-",
-    e.test_run ?? "-",
-    clip(JSON.stringify(e.detail), DETAIL_WIDTH),
-  ].map(printable));
+  const rows = events.map((e) =>
+    [
+      e.at.replace("T", " "),
+      e.kind,
+      e.actor_id,
+      e.tenant_id ?? "-",
+      e.route_id,
+      e.decision_id ?? "-",
+      e.test_run ?? "-",
+      clip(JSON.stringify(e.detail), DETAIL_WIDTH),
+    ].map(printable),
+  );
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
   const footer = events.length === limit ? `(newest ${limit} shown; --limit N for more)` : `${events.length} event${events.length === 1 ? "" : "s"}`;

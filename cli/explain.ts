@@ -35,7 +35,9 @@ export async function explainDecision(entry: DecisionEntry, bundleFile: string):
     throw new UsageError(`--bundle ${bundleFile}: ${(err as Error).message}`);
   }
   if (policy.revision !== (entry.revision ?? "")) {
-    throw new UsageError(`--bundle ${bundleFile} is revision ${JSON.stringify(policy.revision)}; the decision was made by ${JSON.stringify(entry.revision)}: give that bundle`);
+    throw new UsageError(
+      `--bundle ${bundleFile} is revision ${JSON.stringify(policy.revision)}; the decision was made by ${JSON.stringify(entry.revision)}: give that bundle`,
+    );
   }
   const masked = [...(event.erased ?? []), ...(event.masked ?? [])].filter((p) => p.startsWith("/input"));
   const { result, heads, reached } = policy.evaluate(event.input);
@@ -44,13 +46,22 @@ export async function explainDecision(entry: DecisionEntry, bundleFile: string):
     `${head}, bundle revision ${policy.revision}, ${event.path}`,
     `recorded: ${entry.allowed ? "allow" : "deny"} ${entry.status ?? "-"} ${entry.reason ?? "-"}`,
   ];
-  if (!same) lines.push(`WARNING: evaluated again, the logged input does NOT give the logged result${masked.length > 0 ? ` (masked input: ${masked.join(" ")})` : ""}: this trail is not the recorded decision's`);
+  if (!same)
+    lines.push(
+      `WARNING: evaluated again, the logged input does NOT give the logged result${masked.length > 0 ? ` (masked input: ${masked.join(" ")})` : ""}: this trail is not the recorded decision's`,
+    );
   else if (masked.length > 0) lines.push(`note: the logged input is masked (${masked.join(" ")}); it still gives the logged result`);
   const entrypoint = heads.filter((p) => p.rulePath === event.path);
-  lines.push("decided by:", ...(entrypoint.length > 0 ? entrypoint.map((p) => rule(p, policy, reached, event.input)) : ["  (no body of the rule succeeded: the result set is empty)"]));
+  lines.push(
+    "decided by:",
+    ...(entrypoint.length > 0 ? entrypoint.map((p) => rule(p, policy, reached, event.input)) : ["  (no body of the rule succeeded: the result set is empty)"]),
+  );
   const trail = heads.filter((p) => p.rulePath !== event.path);
   if (trail.length > 0) lines.push("on the way (rule bodies that succeeded, in order):", ...trail.map((p) => rule(p, policy, reached, event.input)));
-  return lines.flatMap((l) => l.split("\n")).map(printable).join("\n");
+  return lines
+    .flatMap((l) => l.split("\n"))
+    .map(printable)
+    .join("\n");
 }
 
 /** One rule body: its name, file:line, source line, and the input values its reached expressions read. */
@@ -76,5 +87,8 @@ function canonical(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "undefined";
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   const o = value as Record<string, unknown>;
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(",")}}`;
 }

@@ -103,4 +103,3 @@ function readManifest(root: string): Pick<Manifest, "rego_version" | "file_rego_
   }
   return { rego_version, file_rego_versions };
 }
-

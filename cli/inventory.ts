@@ -32,7 +32,8 @@ import { importJsonLog, readTrafficDb, readTrafficPg, type TrafficSource } from 
 import { remoteTarget, startInProcess, type Target } from "../inventory/target";
 import { one, parseArgs, UsageError, type ParsedArgs } from "./args";
 
-export const INVENTORY_USAGE = "inventory [--base-url URL] [--json | --html FILE] [--check] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE] [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]";
+export const INVENTORY_USAGE =
+  "inventory [--base-url URL] [--json | --html FILE] [--check] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE] [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]";
 
 /** Traffic over the last 90 days (the staleness horizon) from the service database and access logs. */
 export async function loadTraffic(args: ParsedArgs, now: Date, env: NodeJS.ProcessEnv = process.env): Promise<TrafficSource> {
@@ -91,8 +92,16 @@ export async function openTarget(args: ParsedArgs): Promise<Target> {
 export async function inventoryCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: {
-      "--base-url": "baseUrl", "--html": "html", "--db": "db", "--log": "log", "--bundle": "bundle", "--key": "key",
-      "--gateway": "gateway", "--schemas": "schemas", "--code": "code", "--acks": "acks",
+      "--base-url": "baseUrl",
+      "--html": "html",
+      "--db": "db",
+      "--log": "log",
+      "--bundle": "bundle",
+      "--key": "key",
+      "--gateway": "gateway",
+      "--schemas": "schemas",
+      "--code": "code",
+      "--acks": "acks",
     },
     switches: { "--json": "json", "--check": "check" },
   });
@@ -105,8 +114,14 @@ export async function inventoryCommand(argv: string[]): Promise<number> {
   let result;
   try {
     result = await runInventory({
-      target, traffic, now, progress: stderrProgress(),
-      gatewayFile: one(args, "gateway"), schemasDir: one(args, "schemas"), codeDir: one(args, "code"), acknowledgementsFile: one(args, "acks"),
+      target,
+      traffic,
+      now,
+      progress: stderrProgress(),
+      gatewayFile: one(args, "gateway"),
+      schemasDir: one(args, "schemas"),
+      codeDir: one(args, "code"),
+      acknowledgementsFile: one(args, "acks"),
     });
   } finally {
     await target.close();

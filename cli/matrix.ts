@@ -50,15 +50,21 @@ import { flagsOf, one, parseArgs, UsageError } from "./args";
 import { readDecisions } from "./decisions";
 import type { DecisionEntry } from "../pdp/log/query";
 
-
-
-export const MATRIX_USAGE = "matrix --base-url URL [--json] [--html FILE] [--junit FILE] [--baseline FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE] [--coverage [--decisions FILE] [--bundle FILE]]";
+export const MATRIX_USAGE =
+  "matrix --base-url URL [--json] [--html FILE] [--junit FILE] [--baseline FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE] [--coverage [--decisions FILE] [--bundle FILE]]";
 
 export async function matrixCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: {
-      "--base-url": "base", "--html": "html", "--junit": "junit", "--baseline": "baseline", "--route": "route", "--key": "key", "--matrix": "matrix",
-      "--decisions": "decisions", "--bundle": "bundle",
+      "--base-url": "base",
+      "--html": "html",
+      "--junit": "junit",
+      "--baseline": "baseline",
+      "--route": "route",
+      "--key": "key",
+      "--matrix": "matrix",
+      "--decisions": "decisions",
+      "--bundle": "bundle",
     },
     switches: { "--json": "json", "--all": "all", "--coverage": "coverage" },
   });
@@ -67,7 +73,12 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   if (!baseUrl) throw new UsageError("matrix needs --base-url (e.g. http://127.0.0.1:8080)");
   if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got ${baseUrl}`);
   const { identity } = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile" }) });
-  if (identity.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: persona tokens come from that identity provider, not from the dev key");
+  if (identity.jwksUrl)
+    throw new ConfigError(
+      "CONFIG_CONFLICT",
+      "PORTCULLIS_JWKS_URL (identity.jwksUrl)",
+      "is set: persona tokens come from that identity provider, not from the dev key",
+    );
 
   const baselineFile = one(args, "baseline");
   // Read first: a bad baseline stops the command before the run changes anything on the instance.
@@ -96,8 +107,13 @@ export async function matrixCommand(argv: string[]): Promise<number> {
   if (args.switches.has("json")) console.log(JSON.stringify(diff ? { ...report, baseline: diff } : report, null, 2));
   else {
     console.log(
-      [terminalReport(report, { allCells: args.switches.has("all") }), ...(diff ? ["", baselineText(diff)] : []), `HTML report: ${html}`,
-        ...(junit ? [`JUnit XML: ${junit}`] : []), `Test run: ${runId} (portcullis decisions --test-run ${runId})`].join("\n"),
+      [
+        terminalReport(report, { allCells: args.switches.has("all") }),
+        ...(diff ? ["", baselineText(diff)] : []),
+        `HTML report: ${html}`,
+        ...(junit ? [`JUnit XML: ${junit}`] : []),
+        `Test run: ${runId} (portcullis decisions --test-run ${runId})`,
+      ].join("\n"),
     );
   }
   if (diff) return diff.worse ? 1 : 0;

@@ -35,7 +35,9 @@ import { flagsOf, one, parseArgs, UsageError } from "./args";
 export const SERVE_USAGE = "serve [--config FILE] [--port 8080] [--host 127.0.0.1] [--db FILE] [--bundle FILE] [--decisions FILE]";
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { values: { "--config": "config", "--port": "port", "--host": "host", "--db": "db", "--bundle": "bundle", "--decisions": "decisions" } });
+  const args = parseArgs(argv, {
+    values: { "--config": "config", "--port": "port", "--host": "host", "--db": "db", "--bundle": "bundle", "--decisions": "decisions" },
+  });
   if (args.positionals.length > 0) throw new UsageError(`serve takes no positional arguments (got ${args.positionals.join(" ")})`);
   const config = loadConfig({
     env: process.env,
@@ -61,7 +63,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
   service.resume();
   const address = server.address();
   if (typeof address === "object" && address) process.stderr.write(readyMessage(address.address, address.port, identity.jwksUrl ? "jwks" : "dev-key"));
-  jsonLogger({ level: "info", event: "http.listening", address: typeof address === "object" && address ? `${address.address}:${address.port}` : String(address), issuer: identity.issuer, audience: identity.audience, keys: identity.jwksUrl ? "jwks" : "dev-key", bundle_revision: service.pdp.status().active?.revision ?? null });
+  jsonLogger({
+    level: "info",
+    event: "http.listening",
+    address: typeof address === "object" && address ? `${address.address}:${address.port}` : String(address),
+    issuer: identity.issuer,
+    audience: identity.audience,
+    keys: identity.jwksUrl ? "jwks" : "dev-key",
+    bundle_revision: service.pdp.status().active?.revision ?? null,
+  });
 
   return new Promise<number>((resolve) => {
     let stopping = false;

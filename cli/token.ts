@@ -28,12 +28,14 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   // The service's own configuration (environment, PORTCULLIS_CONFIG): the token must match what it accepts.
   const config = loadConfig({ env: process.env, flags: flagsOf(args, { key: "identity.devKeyFile", db: "database.file" }) });
   const { identity } = config;
-  if (identity.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: tokens come from that identity provider, not from the dev key");
+  if (identity.jwksUrl)
+    throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: tokens come from that identity provider, not from the dev key");
 
   // The users the service itself reads: PostgreSQL when database.url is set (a cluster's), else the SQLite file.
   const user = config.database.url !== undefined ? await pgIdentity(config.database.url, subject) : sqliteIdentity(config.database.file, subject);
   if (!user.identity) throw new Error(`no user ${JSON.stringify(subject)} in ${user.where}`);
-  if (user.identity.status !== "active") console.error(`portcullis: warning: ${subject} is ${user.identity.status}; the service will answer 403 account_inactive`);
+  if (user.identity.status !== "active")
+    console.error(`portcullis: warning: ${subject} is ${user.identity.status}; the service will answer 403 account_inactive`);
   console.log(await mintDevToken({ subject, keyFile: identity.devKeyFile, issuer: identity.issuer, audience: identity.audience, ttlSec }));
   return 0;
 }

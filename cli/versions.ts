@@ -64,7 +64,12 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   if (args.switches.has("json") || html !== undefined) {
     const trend = readVersionTrend(one(args, "db") ?? DEFAULT_DB_FILE, since, now.toISOString().slice(0, 10));
     const report: LifecycleReport = {
-      generatedAt: now.toISOString(), target: target.label, versions: lifecycle, parity: parity.defects, callers, trend,
+      generatedAt: now.toISOString(),
+      target: target.label,
+      versions: lifecycle,
+      parity: parity.defects,
+      callers,
+      trend,
       notes: [...new Set([...traffic.notes, ...callerNotes, ...trend.notes])],
     };
     if (html === undefined) process.stdout.write(JSON.stringify(report, null, 2) + "\n");

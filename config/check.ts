@@ -88,7 +88,14 @@ export function fromText(kind: Kind, text: string, setting: string): unknown {
       return text === "true";
     case "addresses":
     case "algorithms":
-      return checkValue(kind, text.split(",").map((s) => s.trim()).filter((s) => s !== ""), setting);
+      return checkValue(
+        kind,
+        text
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s !== ""),
+        setting,
+      );
     default:
       return checkValue(kind, text, setting);
   }

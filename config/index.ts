@@ -10,4 +10,16 @@
 export { checkInteger, checkValue, JWT_ALGORITHMS } from "./check";
 export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode } from "./errors";
 export { loadConfig, resolveConfig, unknownVariables, type ConfigSources } from "./load";
-export { CONFIG_FILE_ENV, DEFAULT_BUNDLE_FILE, DEFAULTS, DEV_AUDIENCE, DEV_ISSUER, SETTINGS, type Config, type ConfigInput, type HttpConfig, type IdentityConfig, type Setting } from "./settings";
+export {
+  CONFIG_FILE_ENV,
+  DEFAULT_BUNDLE_FILE,
+  DEFAULTS,
+  DEV_AUDIENCE,
+  DEV_ISSUER,
+  SETTINGS,
+  type Config,
+  type ConfigInput,
+  type HttpConfig,
+  type IdentityConfig,
+  type Setting,
+} from "./settings";

@@ -56,7 +56,9 @@ export function resolveConfig(input: ConfigInput): Config {
 
 /** PORTCULLIS_* variables no setting reads: logged at start-up (likely typos). */
 export function unknownVariables(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env).filter((name) => name.startsWith("PORTCULLIS_") && !KNOWN_ENV.has(name)).sort();
+  return Object.keys(env)
+    .filter((name) => name.startsWith("PORTCULLIS_") && !KNOWN_ENV.has(name))
+    .sort();
 }
 
 function readFile(file: string): unknown {
@@ -98,7 +100,8 @@ function assemble(given: Given): Config {
   for (const [path, { value }] of given) setAt(config, path, value);
   const bundleFile = given.get("bundle.file");
   const bundleUrl = given.get("bundle.url");
-  if (bundleUrl && bundleFile) throw new ConfigError("CONFIG_CONFLICT", `${bundleFile.name} and ${bundleUrl.name}`, "give a bundle file or a bundle URL, not both");
+  if (bundleUrl && bundleFile)
+    throw new ConfigError("CONFIG_CONFLICT", `${bundleFile.name} and ${bundleUrl.name}`, "give a bundle file or a bundle URL, not both");
   if (bundleUrl) delete config.bundle.file;
   if (config.identity.jwksUrl !== undefined && !given.has("identity.algorithms")) config.identity.algorithms = ["RS256", "ES256"];
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {

@@ -27,7 +27,10 @@ export function isBusy(err: unknown): boolean {
 /** Thrown by retryWhileBusy once the bound has passed; `cause` is the last SQLITE_BUSY. */
 export class DatabaseBusyError extends Error {
   readonly code = "database_busy";
-  constructor(readonly waitedMs: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly waitedMs: number,
+    options?: { cause?: unknown },
+  ) {
     super(`the database stayed locked by another connection for ${waitedMs} ms`, options);
   }
 }

@@ -14,7 +14,17 @@
 import { randomUUID } from "node:crypto";
 import { checkScope, scopeFilter } from "./scope";
 import { checkId, checkOneOf, type Prepare } from "./sql";
-import { DbInputError, EXPORT_ERRORS, EXPORT_FORMATS, ScopeError, type ExportError, type ExportFormat, type ExportJobRow, type ExportStatus, type Scope } from "./types";
+import {
+  DbInputError,
+  EXPORT_ERRORS,
+  EXPORT_FORMATS,
+  ScopeError,
+  type ExportError,
+  type ExportFormat,
+  type ExportJobRow,
+  type ExportStatus,
+  type Scope,
+} from "./types";
 
 export interface NewExportJob {
   requestedBy: string;

@@ -188,7 +188,8 @@ function openExisting(file: string): Database.Database {
   try {
     db.pragma("busy_timeout = 5000");
     const version = currentVersion(db);
-    if (version !== LATEST_VERSION) throw new Error(`database ${file} is at schema version ${version}, this build expects ${LATEST_VERSION}: open it writable once to migrate`);
+    if (version !== LATEST_VERSION)
+      throw new Error(`database ${file} is at schema version ${version}, this build expects ${LATEST_VERSION}: open it writable once to migrate`);
     return db;
   } catch (err) {
     db.close();

@@ -15,10 +15,7 @@ import { checkId, checkLimit, checkOffset, checkOneOf, checkQuery, likeContains,
 import { DbInputError, INVOICE_STATUSES, type InvoiceRow, type InvoiceStatus, type Scope } from "./types";
 
 /** Why a transition did not happen: no such row in scope, or a row in a state the transition does not start from. */
-export type TransitionResult =
-  | { outcome: "ok"; row: InvoiceRow }
-  | { outcome: "not_found" }
-  | { outcome: "conflict"; status: InvoiceStatus };
+export type TransitionResult = { outcome: "ok"; row: InvoiceRow } | { outcome: "not_found" } | { outcome: "conflict"; status: InvoiceStatus };
 
 /** Where a keyset page starts: the last row of the previous page. */
 export type InvoiceCursor = Pick<InvoiceRow, "created_at" | "id">;
@@ -75,9 +72,12 @@ export function invoicesRepository(db: Database.Database, prepare: Prepare): Inv
     const next = checkOneOf(to, INVOICE_STATUSES, "to status");
     const allowed = checkStatuses(from);
     // The from-states travel as one JSON parameter, expanded by json_each: no SQL built from values.
-    return prepare(
-      `UPDATE invoices SET status = ? WHERE id = ? AND ${filter.sql} AND status IN (SELECT value FROM json_each(?)) RETURNING ${COLUMNS}`,
-    ).get(next, checkId(id), ...filter.params, JSON.stringify(allowed)) as InvoiceRow | undefined;
+    return prepare(`UPDATE invoices SET status = ? WHERE id = ? AND ${filter.sql} AND status IN (SELECT value FROM json_each(?)) RETURNING ${COLUMNS}`).get(
+      next,
+      checkId(id),
+      ...filter.params,
+      JSON.stringify(allowed),
+    ) as InvoiceRow | undefined;
   };
 
   const transitionScopedResult = db.transaction((id: string, scope: Scope, from: string[], to: string): TransitionResult => {
@@ -111,7 +111,10 @@ export function invoicesRepository(db: Database.Database, prepare: Prepare): Inv
       if (typeof page !== "object" || page === null) throw new DbInputError("invalid_input", "page must be an object");
       const limit = checkLimit(page.limit);
       if (page.after === undefined) {
-        return prepare(`SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...filter.params, limit) as InvoiceRow[];
+        return prepare(`SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(
+          ...filter.params,
+          limit,
+        ) as InvoiceRow[];
       }
       const after = page.after;
       if (typeof after !== "object" || after === null) throw new DbInputError("invalid_input", "after must be the previous page's last row");

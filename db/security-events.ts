@@ -113,7 +113,16 @@ export const EVENTS_FLUSH_INTERVAL_MS = 200;
 /** The most events held while writes fail; beyond it events are dropped and counted (stats().dropped). */
 export const MAX_HELD_EVENTS = 10_000;
 
-export type EventParams = [at: string, kind: string, actorId: string, tenantId: string | null, routeId: string, decisionId: string | null, testRun: string | null, detail: string];
+export type EventParams = [
+  at: string,
+  kind: string,
+  actorId: string,
+  tenantId: string | null,
+  routeId: string,
+  decisionId: string | null,
+  testRun: string | null,
+  detail: string,
+];
 
 /** An event checked and stamped `at`, as the INSERT's parameters (shared by the SQLite and PostgreSQL repositories). */
 export function eventParams(event: SecurityEventInput, at: Date): EventParams {
@@ -139,7 +148,9 @@ export function securityEventsRepository(
     intervalMs: EVENTS_FLUSH_INTERVAL_MS,
     maxKeys: MAX_HELD_EVENTS,
     write(events) {
-      const insert = prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+      const insert = prepare(
+        `INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
       transaction(() => {
         for (const event of events) insert.run(...event);
       });
@@ -149,7 +160,9 @@ export function securityEventsRepository(
   const checked = (event: SecurityEventInput): EventParams => eventParams(event, now());
   return {
     record(event) {
-      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(...checked(event));
+      prepare(`INSERT INTO security_events (at, kind, actor_id, tenant_id, route_id, decision_id, test_run, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        ...checked(event),
+      );
     },
 
     recordLater(event) {

@@ -35,7 +35,8 @@ export const MAX_QUERY_LENGTH = 200;
 export const MAX_LIMIT = 100;
 
 export function checkId(id: unknown, what = "id"): string {
-  if (typeof id !== "string" || id === "" || id.length > 200) throw new DbInputError("invalid_input", `${what} must be a non-empty string of at most 200 characters`);
+  if (typeof id !== "string" || id === "" || id.length > 200)
+    throw new DbInputError("invalid_input", `${what} must be a non-empty string of at most 200 characters`);
   return id;
 }
 
@@ -52,7 +53,8 @@ export function checkLimit(limit: unknown, max = MAX_LIMIT): number {
 }
 
 export function checkOffset(offset: unknown): number {
-  if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) throw new DbInputError("invalid_input", "offset must be a non-negative integer");
+  if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0)
+    throw new DbInputError("invalid_input", "offset must be a non-negative integer");
   return offset;
 }
 

@@ -116,12 +116,7 @@ export function mergeCount(held: PendingCount, entry: PendingCount): void {
   if (entry.lastSeen > held.lastSeen) held.lastSeen = entry.lastSeen;
 }
 
-
-export function trafficRepository(
-  prepare: Prepare,
-  transaction: <T>(fn: () => T) => T,
-  now: () => Date = () => new Date(),
-): TrafficRepository {
+export function trafficRepository(prepare: Prepare, transaction: <T>(fn: () => T) => T, now: () => Date = () => new Date()): TrafficRepository {
   const buffer = writeBehind<PendingCount>({
     intervalMs: FLUSH_INTERVAL_MS,
     flushAtKeys: MAX_PENDING_KEYS,

@@ -99,13 +99,18 @@ export function usersRepository(prepare: Prepare): UsersRepository {
       }
       // Nothing to write: answer like a read, still through the scope.
       if (sets.length === 0) return getScoped(id, scope);
-      return prepare(`UPDATE users SET ${sets.join(", ")} WHERE id = ? AND ${filter.sql} RETURNING ${COLUMNS}`).get(...values, id, ...filter.params) as UserRow | undefined;
+      return prepare(`UPDATE users SET ${sets.join(", ")} WHERE id = ? AND ${filter.sql} RETURNING ${COLUMNS}`).get(...values, id, ...filter.params) as
+        UserRow | undefined;
     },
 
     setStatusScoped(userId, scope, status) {
       const filter = scopeFilter("users", scope);
       const next = checkOneOf(status, SETTABLE_USER_STATUSES, "status");
-      return prepare(`UPDATE users SET status = ? WHERE id = ? AND ${filter.sql} RETURNING ${COLUMNS}`).get(next, checkId(userId, "userId"), ...filter.params) as UserRow | undefined;
+      return prepare(`UPDATE users SET status = ? WHERE id = ? AND ${filter.sql} RETURNING ${COLUMNS}`).get(
+        next,
+        checkId(userId, "userId"),
+        ...filter.params,
+      ) as UserRow | undefined;
     },
 
     inviteScoped(scope, invite) {
@@ -119,9 +124,13 @@ export function usersRepository(prepare: Prepare): UsersRepository {
       const id = "u_" + randomBytes(9).toString("base64url");
       const displayName = email.slice(0, email.indexOf("@")).slice(0, 100);
       try {
-        return prepare(
-          `INSERT INTO users (id, tenant_id, email, display_name, role, status) VALUES (?, ?, ?, ?, ?, 'invited') RETURNING ${COLUMNS}`,
-        ).get(id, tenantId, email, displayName, role) as UserRow;
+        return prepare(`INSERT INTO users (id, tenant_id, email, display_name, role, status) VALUES (?, ?, ?, ?, ?, 'invited') RETURNING ${COLUMNS}`).get(
+          id,
+          tenantId,
+          email,
+          displayName,
+          role,
+        ) as UserRow;
       } catch (err) {
         if (isConstraint(err, "SQLITE_CONSTRAINT_UNIQUE")) throw new DbInputError("conflict", "a user with this email already exists in the tenant");
         if (isConstraint(err, "SQLITE_CONSTRAINT_FOREIGNKEY")) throw new ScopeError("scope.tenant_id names no tenant");

@@ -87,7 +87,6 @@ export function mergeCall(held: PendingCall, entry: PendingCall): void {
   if (entry.lastSeen > held.lastSeen) held.lastSeen = entry.lastSeen;
 }
 
-
 export function versionCallersRepository(prepare: Prepare, transaction: <T>(fn: () => T) => T, now: () => Date = () => new Date()): VersionCallersRepository {
   const buffer = writeBehind<PendingCall>({
     intervalMs: FLUSH_INTERVAL_MS,

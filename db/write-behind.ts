@@ -37,7 +37,9 @@ export interface Bookkeeping {
 /** Bookkeeping that could not be written before the database closed (or was dropped earlier when a buffer was full). */
 export class BookkeepingLostError extends Error {
   constructor(readonly lost: { trafficHits: number; securityEvents: number; versionCalls: number }) {
-    super(`bookkeeping lost: ${lost.trafficHits} traffic count(s), ${lost.securityEvents} security event(s) and ${lost.versionCalls} version call(s) could not be written`);
+    super(
+      `bookkeeping lost: ${lost.trafficHits} traffic count(s), ${lost.securityEvents} security event(s) and ${lost.versionCalls} version call(s) could not be written`,
+    );
   }
 }
 

@@ -57,7 +57,11 @@ export function expired(ack: Acknowledgement, now: Date): boolean {
 }
 
 /** Marks acknowledged findings, adds one finding per expired entry; returns what fails and the stale entries. */
-export function applyAcknowledgements(findings: Finding[], acks: Acknowledgement[], now: Date): { findings: Finding[]; failing: Finding[]; stale: Acknowledgement[] } {
+export function applyAcknowledgements(
+  findings: Finding[],
+  acks: Acknowledgement[],
+  now: Date,
+): { findings: Finding[]; failing: Finding[]; stale: Acknowledgement[] } {
   const byId = new Map(acks.map((a) => [a.finding, a]));
   const out: Finding[] = findings.map((f) => {
     const a = byId.get(f.id);

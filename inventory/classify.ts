@@ -52,7 +52,9 @@ function nextTest(cls: RecordClass, d: Draft, auth: AuthResult): string {
     case "client-specific":
       return "parity of the client alias against the default version for every persona";
     case "debug/diagnostic":
-      return auth.anonymous.verdict === "allowed" ? "check the anonymous answer discloses nothing beyond liveness" : "verify staff only: anonymous and member must stay denied";
+      return auth.anonymous.verdict === "allowed"
+        ? "check the anonymous answer discloses nothing beyond liveness"
+        : "verify staff only: anonymous and member must stay denied";
     default:
       if (d.record?.idParam || d.record?.idField) return "object-level authorization: the id of another tenant's row as member must answer 404";
       if (d.method !== "GET") return "protected-field and role-escalation submissions as member must answer 403";
@@ -84,7 +86,15 @@ export function classify(d: Draft, facts: ClassifyFacts): { record: InventoryRec
   if (diagnostic) flags.push("debug/diagnostic");
   if (documented) flags.push("documented");
   // A diagnostic route is named for what it is; its being undocumented stays a flag and a finding.
-  const order: RecordClass[] = ["schema-discovered", "hidden-parameter behaviour", "legacy-version", "client-specific", "debug/diagnostic", "shadow", "documented"];
+  const order: RecordClass[] = [
+    "schema-discovered",
+    "hidden-parameter behaviour",
+    "legacy-version",
+    "client-specific",
+    "debug/diagnostic",
+    "shadow",
+    "documented",
+  ];
   const primary = flags.includes("shadow") && !diagnostic ? "shadow" : (order.find((c) => flags.includes(c)) ?? "shadow");
 
   const owner = d.record?.owner ?? "";
@@ -92,11 +102,18 @@ export function classify(d: Draft, facts: ClassifyFacts): { record: InventoryRec
   const findings: Finding[] = [];
   const find = (kind: Finding["kind"], detail: string) => findings.push({ id: `${kind}:${subject}`, kind, subject, detail });
   if (flags.includes("shadow")) find("shadow-route", `undocumented but active (sources: ${[...d.sources].join(", ")})`);
-  if (d.sources.has("gateway") && !documented) find("gateway-undocumented", `the edge gateway routes it (${d.where.filter((w) => w.includes("#")).join(", ")}) but no published schema documents it`);
+  if (d.sources.has("gateway") && !documented)
+    find("gateway-undocumented", `the edge gateway routes it (${d.where.filter((w) => w.includes("#")).join(", ")}) but no published schema documents it`);
   if (schemaOnly) find("schema-orphan", `published by ${d.where.join(", ")} but no route serves it (probe: ${auth.summary})`);
   if (active && !owner) find("owner-missing", "no registry record names an owner");
   if (d.direct && !d.record) find("code-unregistered", `registered directly with Express at ${d.where.join(", ")}, outside the route registry`);
-  if (hidden) find("hidden-parameter", facts.hiddenParamAccepted ? "answered 2xx to an undeclared security-relevant parameter" : "the registry accepts parameters the published schema does not declare");
+  if (hidden)
+    find(
+      "hidden-parameter",
+      facts.hiddenParamAccepted
+        ? "answered 2xx to an undeclared security-relevant parameter"
+        : "the registry accepts parameters the published schema does not declare",
+    );
 
   const risk = computeRisk({
     anonymousAllowed: auth.anonymous.verdict === "allowed",

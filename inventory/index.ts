@@ -129,9 +129,20 @@ export async function runInventory(options: InventoryOptions): Promise<Inventory
   const records = [];
   const findings: Finding[] = [];
   for (const d of drafts) {
-    const defects = parity.defects.filter((x) => d.record && x.route === `${d.record.method} ${d.record.id}` && (d.version === "*" || x.versions.includes(d.version)));
-    const answeredBy = d.record || d.method === "GRAPHQL" ? undefined : registryTemplate(concretePath(d.endpoint, d.version === "*" ? null : d.version))?.template;
-    const out = classify(d, { auth: auths.get(d) ?? null, answeredBy, hiddenParamAccepted: hidden.has(d), lifecycle: byName, parityDefects: defects.length, trafficMeasured: observations !== null, now });
+    const defects = parity.defects.filter(
+      (x) => d.record && x.route === `${d.record.method} ${d.record.id}` && (d.version === "*" || x.versions.includes(d.version)),
+    );
+    const answeredBy =
+      d.record || d.method === "GRAPHQL" ? undefined : registryTemplate(concretePath(d.endpoint, d.version === "*" ? null : d.version))?.template;
+    const out = classify(d, {
+      auth: auths.get(d) ?? null,
+      answeredBy,
+      hiddenParamAccepted: hidden.has(d),
+      lifecycle: byName,
+      parityDefects: defects.length,
+      trafficMeasured: observations !== null,
+      now,
+    });
     records.push(out.record);
     findings.push(...out.findings);
   }
@@ -139,9 +150,14 @@ export async function runInventory(options: InventoryOptions): Promise<Inventory
     const answers = v.probe.result === "live" || v.probe.result === "redirected";
     const add = (kind: Finding["kind"], detail: string) => findings.push({ id: `${kind}:${v.name}`, kind, subject: v.name, detail });
     if (v.state === "Zombie") add("zombie-version", `declared ${v.declared}, yet ${v.probe.path} answers ${v.probe.status}`);
-    if (v.state === "Unknown" && (answers || (v.traffic.requests ?? 0) > 0)) add("unknown-version", `not declared as served, yet ${answers ? `${v.probe.path} answers ${v.probe.status}` : `${v.traffic.requests} requests were counted`}`);
+    if (v.state === "Unknown" && (answers || (v.traffic.requests ?? 0) > 0))
+      add(
+        "unknown-version",
+        `not declared as served, yet ${answers ? `${v.probe.path} answers ${v.probe.status}` : `${v.traffic.requests} requests were counted`}`,
+      );
     if (v.state === "Deprecated" && answers) add("deprecated-live", `deprecated, still answering until its sunset ${v.sunset ?? "(none)"}`);
-    if (v.readyToRemove && answers) add("removal-due", `past its sunset with ${v.traffic.requests} requests in ${v.traffic.window_days} days: remove it (declare Retired)`);
+    if (v.readyToRemove && answers)
+      add("removal-due", `past its sunset with ${v.traffic.requests} requests in ${v.traffic.window_days} days: remove it (declare Retired)`);
   }
   for (const x of parity.defects) {
     const subject = `${x.route} ${x.persona} ${x.aspect} ${x.versions.join("/")}`;

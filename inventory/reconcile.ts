@@ -51,7 +51,11 @@ export interface ReconcileInput {
   expand: string[];
 }
 
-export function expandPath(p: string, input: Pick<ReconcileInput, "versionNames" | "expand">, only?: string[] | "*"): Array<{ endpoint: string; version: string; template: string }> {
+export function expandPath(
+  p: string,
+  input: Pick<ReconcileInput, "versionNames" | "expand">,
+  only?: string[] | "*",
+): Array<{ endpoint: string; version: string; template: string }> {
   if (p.includes("{version}")) {
     return input.expand
       .filter((v) => only === undefined || only === "*" || only.includes(v))
@@ -101,8 +105,10 @@ export function reconcile(input: ReconcileInput): Draft[] {
   // Wide gateway routes after everything else, so they attach rather than duplicate.
   for (const s of wide) {
     const prefix = s.path.endsWith("*") ? s.path.slice(0, -1) : null;
-    const covered = [...drafts.values()].filter((d) =>
-      (s.method === "*" || d.method === s.method) && (prefix !== null ? d.endpoint.startsWith(prefix) || d.template.startsWith(prefix) : d.template === s.path || d.endpoint === s.path),
+    const covered = [...drafts.values()].filter(
+      (d) =>
+        (s.method === "*" || d.method === s.method) &&
+        (prefix !== null ? d.endpoint.startsWith(prefix) || d.template.startsWith(prefix) : d.template === s.path || d.endpoint === s.path),
     );
     if (covered.length > 0) covered.forEach((d) => add(d, s));
     else for (const e of expandPath(prefix ?? s.path, input)) add(get(s.method, e), s);

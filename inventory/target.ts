@@ -87,7 +87,14 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
         identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
         rateLimits: DEFAULT_RATE_LIMITS,
       },
-      { logger: () => undefined, pdpLogger: () => undefined, decisionLogErrors: () => undefined, versions: options.versions, app: options.app, now: options.now },
+      {
+        logger: () => undefined,
+        pdpLogger: () => undefined,
+        decisionLogErrors: () => undefined,
+        versions: options.versions,
+        app: options.app,
+        now: options.now,
+      },
     );
     const app = service.app;
     const handler = options.wrap ? options.wrap(app) : app;
@@ -100,7 +107,16 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
     const address = s.address();
     if (!address || typeof address !== "object") throw new Error("in-process server has no address");
     const baseUrl = `http://127.0.0.1:${address.port}`;
-    return { baseUrl, label: `in-process ${baseUrl} (temp database, ${options.bundleFile})`, tokens: await tokensFor(keyFile, DEV_ISSUER, DEV_AUDIENCE), testRun: await testRunFor(keyFile, DEV_ISSUER), app, dbFile, keyFile, close };
+    return {
+      baseUrl,
+      label: `in-process ${baseUrl} (temp database, ${options.bundleFile})`,
+      tokens: await tokensFor(keyFile, DEV_ISSUER, DEV_AUDIENCE),
+      testRun: await testRunFor(keyFile, DEV_ISSUER),
+      app,
+      dbFile,
+      keyFile,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
@@ -109,8 +125,16 @@ export async function startInProcess(options: InProcessOptions): Promise<Target>
 
 /** A running service; tokens from the dev key `portcullis serve` uses (default var/dev-jwt-key.json) and the configured issuer/audience. */
 export async function remoteTarget(baseUrl: string, keyFile?: string): Promise<Target> {
-  const config = loadConfig({ env: process.env, flags: keyFile === undefined ? [] : [{ path: "identity.devKeyFile", flag: "--key", value: keyFile }] }).identity;
-  if (config.jwksUrl) throw new ConfigError("CONFIG_CONFLICT", "PORTCULLIS_JWKS_URL (identity.jwksUrl)", "is set: the inventory cannot mint persona tokens for an external identity provider");
+  const config = loadConfig({
+    env: process.env,
+    flags: keyFile === undefined ? [] : [{ path: "identity.devKeyFile", flag: "--key", value: keyFile }],
+  }).identity;
+  if (config.jwksUrl)
+    throw new ConfigError(
+      "CONFIG_CONFLICT",
+      "PORTCULLIS_JWKS_URL (identity.jwksUrl)",
+      "is set: the inventory cannot mint persona tokens for an external identity provider",
+    );
   if (!fs.existsSync(config.devKeyFile)) throw new Error(`no dev key at ${config.devKeyFile}: the service at ${baseUrl} must run with the dev key (make run)`);
   return {
     baseUrl: baseUrl.replace(/\/+$/, ""),

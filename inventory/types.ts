@@ -25,13 +25,7 @@ export interface Sighting {
 }
 
 export type RecordClass =
-  | "documented"
-  | "shadow"
-  | "legacy-version"
-  | "client-specific"
-  | "hidden-parameter behaviour"
-  | "schema-discovered"
-  | "debug/diagnostic";
+  "documented" | "shadow" | "legacy-version" | "client-specific" | "hidden-parameter behaviour" | "schema-discovered" | "debug/diagnostic";
 
 export type RiskLevel = "low" | "medium" | "high" | "critical";
 

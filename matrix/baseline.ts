@@ -80,9 +80,17 @@ export function diffBaseline(current: MatrixReport, baseline: MatrixReport, base
   const after = new Map(current.cells.map((c) => [c.id, c]));
   const view = (c: CellResult | undefined) => (c ? { outcome: c.outcome, expected: c.expected, status: c.status, code: c.code } : null);
   const diff: BaselineDiff = {
-    baseline_file: baselineFile, baseline_generated_at: baseline.generated_at,
-    newly_failing: [], newly_passing: [], changed_failure: [], still_failing: [], added: [], removed: [], expectation_changed: [],
-    new_run_problems: [], known_run_problems: [],
+    baseline_file: baselineFile,
+    baseline_generated_at: baseline.generated_at,
+    newly_failing: [],
+    newly_passing: [],
+    changed_failure: [],
+    still_failing: [],
+    added: [],
+    removed: [],
+    expectation_changed: [],
+    new_run_problems: [],
+    known_run_problems: [],
     worse: false,
   };
   const problems = (r: MatrixReport) => [...(r.setup_problems ?? []), ...(r.restore_problems ?? []), ...(r.stale ?? [])];
@@ -109,7 +117,8 @@ export function diffBaseline(current: MatrixReport, baseline: MatrixReport, base
 
 /** The terminal text: counts first, then each changed cell by name. */
 export function baselineText(diff: BaselineDiff): string {
-  const show = (c: CellChange["before"]) => (c ? `${c.outcome} (expected ${c.expected}${c.status === null ? "" : `, got ${c.status}${c.code ? ` ${c.code}` : ""}`})` : "absent");
+  const show = (c: CellChange["before"]) =>
+    c ? `${c.outcome} (expected ${c.expected}${c.status === null ? "" : `, got ${c.status}${c.code ? ` ${c.code}` : ""}`})` : "absent";
   const lines = [
     `against baseline ${diff.baseline_file} (run ${diff.baseline_generated_at}):`,
     `  ${diff.newly_failing.length} newly failing, ${diff.newly_passing.length} newly passing, ${diff.changed_failure.length} failing differently, ` +

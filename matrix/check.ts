@@ -81,6 +81,7 @@ export function checkRows(cell: Cell, matrix: Matrix, objects: Array<Record<stri
   const sortedWant = [...want].sort();
   if (JSON.stringify(got) === JSON.stringify(sortedWant)) return PASS;
   const extra = got.filter((id) => !sortedWant.includes(id));
-  if (extra.length > 0) return { outcome: "unexpected_allow", detail: `returned rows out of reach: ${extra.join(", ")} (expected ${sortedWant.join(", ") || "none"})` };
+  if (extra.length > 0)
+    return { outcome: "unexpected_allow", detail: `returned rows out of reach: ${extra.join(", ")} (expected ${sortedWant.join(", ") || "none"})` };
   return { outcome: "unexpected_deny", detail: `rows missing: ${sortedWant.filter((id) => !got.includes(id)).join(", ")}` };
 }

@@ -41,7 +41,12 @@ export interface RuleCoverage {
   unreached: RuleRef[];
 }
 
-export async function ruleCoverage(bundleBytes: Uint8Array, inputs: unknown[], cellsWithoutInput: number, entrypoint = DEFAULT_ENTRYPOINT): Promise<RuleCoverage> {
+export async function ruleCoverage(
+  bundleBytes: Uint8Array,
+  inputs: unknown[],
+  cellsWithoutInput: number,
+  entrypoint = DEFAULT_ENTRYPOINT,
+): Promise<RuleCoverage> {
   const policy = await loadInstrumented(bundleBytes, entrypoint);
   const hits = new Set<number>();
   let errors = 0;
@@ -58,7 +63,16 @@ export async function ruleCoverage(bundleBytes: Uint8Array, inputs: unknown[], c
     .filter((p) => !hits.has(p.id))
     .map((p) => ({ rule: `data.${p.rulePath.replace(/\//g, ".")}`, file: p.loc.file, row: p.loc.row }))
     .sort((a, b) => a.file.localeCompare(b.file) || a.row - b.row);
-  return { revision: policy.revision, entrypoint, inputs: inputs.length, cells_without_input: cellsWithoutInput, errors, rules: heads.length, reached: heads.length - unreached.length, unreached };
+  return {
+    revision: policy.revision,
+    entrypoint,
+    inputs: inputs.length,
+    cells_without_input: cellsWithoutInput,
+    errors,
+    rules: heads.length,
+    reached: heads.length - unreached.length,
+    unreached,
+  };
 }
 
 /** The recorded input of each cell's decision (by Decision-Id); cells the policy did not decide count apart. */

@@ -83,14 +83,24 @@ export function expandMatrix(matrix: Matrix, ops: OperationSet, options: ExpandO
             continue;
           }
           const base = {
-            entry, routeId: op.routeId, method: op.method, version: op.version, template, persona, target, object,
-            successStatus: op.successStatus, read: lookup(entry.read, persona), write: lookup(entry.write, persona),
+            entry,
+            routeId: op.routeId,
+            method: op.method,
+            version: op.version,
+            template,
+            persona,
+            target,
+            object,
+            successStatus: op.successStatus,
+            read: lookup(entry.read, persona),
+            write: lookup(entry.write, persona),
           };
           cells.push({ ...base, n: cells.length + 1, id: `${where} ${target}`, expect });
           if (entry.body && Object.keys(entry.write).length > 0) {
-            const probe: Expectation = expect.kind === "allow"
-              ? { kind: "deny", status: 403, code: "field_not_writable" }
-              : { kind: "n/a", why: `probe only where the write is allowed (here: ${expect.kind === "n/a" ? expect.why : "denied without the field"})` };
+            const probe: Expectation =
+              expect.kind === "allow"
+                ? { kind: "deny", status: 403, code: "field_not_writable" }
+                : { kind: "n/a", why: `probe only where the write is allowed (here: ${expect.kind === "n/a" ? expect.why : "denied without the field"})` };
             cells.push({ ...base, n: cells.length + 1, id: `${where} ${target} +${matrix.probeField}`, probe: matrix.probeField, expect: probe });
           }
         }
@@ -122,7 +132,14 @@ function resolveObject(matrix: Matrix, entry: RouteEntry, persona: Persona, targ
   if (entry.object === "export_job") {
     // Jobs are not seeded: the run starts one per tenant (state.ts). same_tenant: the persona's tenant's job.
     const tenants = Object.keys(matrix.readers);
-    const tenant = persona.role === "anonymous" ? tenants[0] : target === "same_tenant" ? persona.tenant : target === "other_tenant" ? tenants.find((t) => t !== persona.tenant) : undefined;
+    const tenant =
+      persona.role === "anonymous"
+        ? tenants[0]
+        : target === "same_tenant"
+          ? persona.tenant
+          : target === "other_tenant"
+            ? tenants.find((t) => t !== persona.tenant)
+            : undefined;
     return tenant ? `export:${tenant}` : null;
   }
   const users = matrix.personas.filter((p) => p.role !== "anonymous");

@@ -89,7 +89,9 @@ function section(key: string, cells: CellResult[]): string {
     });
     return `<tr><th>${esc(persona)} <small>(${esc(first?.role ?? "")}, ${esc(first?.tenant ?? "no tenant")})</small></th><th>${esc(target)}${probe ? ` +${esc(probe)}` : ""}</th>${tds.join("")}</tr>`;
   });
-  const fields = unique(cells.filter((c) => !c.probe).map((c) => `${c.persona}\u0000${(c.read_fields ?? []).join(", ")}\u0000${(c.write_fields ?? []).join(", ")}`)).map((f) => {
+  const fields = unique(
+    cells.filter((c) => !c.probe).map((c) => `${c.persona}\u0000${(c.read_fields ?? []).join(", ")}\u0000${(c.write_fields ?? []).join(", ")}`),
+  ).map((f) => {
     const [persona, read, write] = f.split("\u0000");
     return `<tr><td>${esc(persona)}</td><td>${esc(read || "—")}</td><td>${esc(write || "—")}</td></tr>`;
   });
@@ -104,9 +106,15 @@ function cellTd(c: CellResult): string {
   const answer = c.status === null ? "" : ` → ${c.status}`;
   const mark = c.outcome === "pass" ? "✓" : c.outcome === "n/a" ? "" : "✗";
   const title = [
-    c.id, c.object ? `object: ${c.object}` : "", c.request ? `request: ${c.request}` : "", `expected: ${c.expected}${c.expected_status ? ` (${c.expected_status})` : ""}`,
-    c.status === null ? "" : `answer: ${c.status}${c.code ? ` ${c.code}` : ""}`, c.detail,
-  ].filter((x) => x !== "").join("\n");
+    c.id,
+    c.object ? `object: ${c.object}` : "",
+    c.request ? `request: ${c.request}` : "",
+    `expected: ${c.expected}${c.expected_status ? ` (${c.expected_status})` : ""}`,
+    c.status === null ? "" : `answer: ${c.status}${c.code ? ` ${c.code}` : ""}`,
+    c.detail,
+  ]
+    .filter((x) => x !== "")
+    .join("\n");
   const label = c.outcome === "n/a" ? "n/a" : `${c.expected.startsWith("allow") ? "allow" : c.expected.replace(/^deny (\d+).*/, "deny $1")}${answer}`;
   return `<td class="cell ${cls}" data-cell="${esc(c.id)}" title="${esc(title)}">${mark} ${esc(label)}${c.object ? `<br><small>${esc(c.object)}</small>` : ""}</td>`;
 }

@@ -17,10 +17,7 @@ export type Role = "anonymous" | "member" | "support" | "admin";
 export type Target = "own" | "same_tenant" | "other_tenant" | "none";
 export type ObjectKind = "invoice" | "user" | "invitation" | "profile" | "export_job";
 
-export type Expectation =
-  | { kind: "allow" }
-  | { kind: "deny"; status: number; code?: string }
-  | { kind: "n/a"; why: string };
+export type Expectation = { kind: "allow" } | { kind: "deny"; status: number; code?: string } | { kind: "n/a"; why: string };
 
 export interface Persona {
   id: string;
@@ -110,7 +107,10 @@ export function parseMatrix(raw: Record<string, unknown>, file = "<inline>"): Ma
       }
     }
     routes.push({
-      key, method: m![1], routeId: m![2], targets,
+      key,
+      method: m![1],
+      routeId: m![2],
+      targets,
       object: rec.object as ObjectKind | undefined,
       query: rec.query as Record<string, string> | undefined,
       body: rec.body as Record<string, unknown> | undefined,

@@ -45,7 +45,9 @@ export function operationsFromRegistry(catalog: VersionCatalog, routes: RouteRec
 export async function operationsFromInstance(baseUrl: string, routes: RouteRecord[] = ROUTES, catalog: VersionCatalog = loadVersions()): Promise<OperationSet> {
   const res = await fetch(new URL("/openapi.json", baseUrl));
   if (res.status !== 200) throw new Error(`${baseUrl}/openapi.json answered ${res.status}`);
-  const doc = (await res.json()) as { paths?: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string; in: string; schema?: { enum?: string[] } }> }>> };
+  const doc = (await res.json()) as {
+    paths?: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string; in: string; schema?: { enum?: string[] } }> }>>;
+  };
   const versions = new Set<string>();
   const unknown: string[] = [];
   for (const [template, ops] of Object.entries(doc.paths ?? {})) {

@@ -35,7 +35,10 @@ export function terminalReport(report: MatrixReport, options: { allCells?: boole
   for (const p of [...report.setup_problems, ...report.restore_problems, ...report.stale]) lines.push(`FAIL ${p}`);
   const cov = report.coverage;
   if (cov) {
-    lines.push("", `policy rules exercised: ${cov.reached} of ${cov.rules} (bundle ${cov.revision}; ${cov.inputs} cells' inputs evaluated, ${cov.cells_without_input} cells without one${cov.errors > 0 ? `, ${cov.errors} evaluations failed` : ""})`);
+    lines.push(
+      "",
+      `policy rules exercised: ${cov.reached} of ${cov.rules} (bundle ${cov.revision}; ${cov.inputs} cells' inputs evaluated, ${cov.cells_without_input} cells without one${cov.errors > 0 ? `, ${cov.errors} evaluations failed` : ""})`,
+    );
     for (const r of cov.unreached) lines.push(`FINDING rule no cell reaches: ${r.rule} (${r.file}:${r.row})`);
   }
   lines.push("", "changed on the instance by this run:", ...report.changes.map((c) => `  ${c}`));

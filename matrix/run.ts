@@ -56,7 +56,14 @@ export interface MatrixReport {
   versions: string[];
   personas: Array<{ id: string; role: string; tenant: string | null }>;
   summary: {
-    cells: number; passed: number; failed: number; not_applicable: number; missing: number; stale: number; requests: number; rate_limit_wait_sec: number;
+    cells: number;
+    passed: number;
+    failed: number;
+    not_applicable: number;
+    missing: number;
+    stale: number;
+    requests: number;
+    rate_limit_wait_sec: number;
     /** Users per role and the tenants they belong to: the coverage an auditor checks first. */
     users_per_role: Record<string, string[]>;
     tenants: string[];
@@ -121,10 +128,17 @@ export async function runMatrix(options: RunOptions): Promise<MatrixReport> {
     versions: options.ops.versions,
     personas: matrix.personas.map((p) => ({ id: p.id, role: p.role, tenant: p.tenant })),
     summary: {
-      cells: results.length, passed: count("pass"), failed: failed + expansion.stale.length + setupProblems.length + world.restoreProblems.length,
-      not_applicable: count("n/a"), missing: expansion.missing.length, stale: expansion.stale.length,
-      requests: client.requests, rate_limit_wait_sec: client.waitedSec,
-      users_per_role: Object.fromEntries(["anonymous", "member", "support", "admin"].map((role) => [role, matrix.personas.filter((p) => p.role === role).map((p) => p.id)])),
+      cells: results.length,
+      passed: count("pass"),
+      failed: failed + expansion.stale.length + setupProblems.length + world.restoreProblems.length,
+      not_applicable: count("n/a"),
+      missing: expansion.missing.length,
+      stale: expansion.stale.length,
+      requests: client.requests,
+      rate_limit_wait_sec: client.waitedSec,
+      users_per_role: Object.fromEntries(
+        ["anonymous", "member", "support", "admin"].map((role) => [role, matrix.personas.filter((p) => p.role === role).map((p) => p.id)]),
+      ),
       tenants: [...new Set(matrix.personas.map((p) => p.tenant).filter((t): t is string => t !== null))],
     },
     setup_problems: setupProblems,
@@ -141,9 +155,16 @@ async function runCell(cell: Cell, matrix: Matrix, client: MatrixClient, world: 
   if (cell.expect.kind === "n/a") return { ...base, outcome: "n/a", detail: cell.expect.why };
   const objectId = world.resolve(cell.object);
   if (cell.object !== undefined && objectId === undefined) return { ...base, outcome: "mismatch", detail: `no ${cell.object} (see setup problems)` };
-  const fill = (s: string) => s.replace(/\{object\}/g, objectId ?? "").replace(/\{unique\}/g, `matrix-${run}-${cell.n}`).replace(/\{n\}/g, String(cell.n));
+  const fill = (s: string) =>
+    s
+      .replace(/\{object\}/g, objectId ?? "")
+      .replace(/\{unique\}/g, `matrix-${run}-${cell.n}`)
+      .replace(/\{n\}/g, String(cell.n));
   const { path, version } = buildPath(cell, objectId, fill);
-  const body = cell.entry.body === undefined ? undefined : { ...(substitute(cell.entry.body, fill) as Record<string, unknown>), ...(cell.probe ? { [cell.probe]: true } : {}) };
+  const body =
+    cell.entry.body === undefined
+      ? undefined
+      : { ...(substitute(cell.entry.body, fill) as Record<string, unknown>), ...(cell.probe ? { [cell.probe]: true } : {}) };
   const writes = cell.method !== "GET" && !cell.entry.stateless;
 
   // Before: what the write could change.
@@ -154,8 +175,14 @@ async function runCell(cell: Cell, matrix: Matrix, client: MatrixClient, world: 
 
   const res = await client.send({ persona: cell.persona.id, method: cell.method, path, version, body });
   const done = (v: Verdict, extra = ""): CellResult => ({
-    ...base, request: `${cell.method} ${path}${version ? ` (Api-Version: ${version})` : ""}`, status: res.status, code: res.code ?? null,
-    expected_status: cell.expect.kind === "allow" ? expectedStatus : null, decision_id: res.headers["decision-id"] ?? null, outcome: v.outcome, detail: [v.detail, extra].filter((s) => s !== "").join("; "),
+    ...base,
+    request: `${cell.method} ${path}${version ? ` (Api-Version: ${version})` : ""}`,
+    status: res.status,
+    code: res.code ?? null,
+    expected_status: cell.expect.kind === "allow" ? expectedStatus : null,
+    decision_id: res.headers["decision-id"] ?? null,
+    outcome: v.outcome,
+    detail: [v.detail, extra].filter((s) => s !== "").join("; "),
   });
 
   let verdict = checkStatus(cell, res, expectedStatus);
@@ -178,9 +205,14 @@ function checkRead(cell: Cell, matrix: Matrix, res: MatrixResponse, objectId: st
 }
 
 async function reread(
-  cell: Cell, world: WorldState, res: MatrixResponse, objectId: string | undefined,
-  invoiceBefore: string | undefined, profileBefore: { status: number; profile: Profile } | undefined,
-  body: Record<string, unknown> | undefined, unique: string,
+  cell: Cell,
+  world: WorldState,
+  res: MatrixResponse,
+  objectId: string | undefined,
+  invoiceBefore: string | undefined,
+  profileBefore: { status: number; profile: Profile } | undefined,
+  body: Record<string, unknown> | undefined,
+  unique: string,
 ): Promise<Verdict> {
   const ok = res.status >= 200 && res.status < 300;
   const kind = cell.entry.object;
@@ -189,13 +221,18 @@ async function reread(
     if (now !== undefined) world.invoiceStatus.set(objectId, now);
     const want = ok ? cell.entry.transition.to : invoiceBefore;
     if (now === want) return { outcome: "pass", detail: `re-read ${objectId}: ${now}` };
-    return { outcome: ok ? "mismatch" : "unexpected_allow", detail: `${objectId} is ${now ?? "unreadable"} after the answer, expected ${want} (was ${invoiceBefore})` };
+    return {
+      outcome: ok ? "mismatch" : "unexpected_allow",
+      detail: `${objectId} is ${now ?? "unreadable"} after the answer, expected ${want} (was ${invoiceBefore})`,
+    };
   }
   if (kind === "user" && objectId) {
     if (cell.object?.startsWith("victim:")) {
       const status = (res.body as { status?: unknown } | undefined)?.status;
       if (!ok) return { outcome: "pass", detail: "victim not re-readable; the answer was a refusal" };
-      return status === cell.entry.moderation ? { outcome: "pass", detail: `victim ${objectId}: ${status}` } : { outcome: "mismatch", detail: `victim ${objectId} answered status ${String(status)}, expected ${cell.entry.moderation}` };
+      return status === cell.entry.moderation
+        ? { outcome: "pass", detail: `victim ${objectId}: ${status}` }
+        : { outcome: "mismatch", detail: `victim ${objectId} answered status ${String(status)}, expected ${cell.entry.moderation}` };
     }
     const now = await world.readProfile(objectId);
     if (now.status === 200) return { outcome: "pass", detail: `re-read ${objectId}: still active` };
@@ -213,8 +250,13 @@ async function reread(
     const changed = now.profile.displayName !== profileBefore.profile.displayName;
     if (changed) await world.restoreProfile(objectId, profileBefore.profile);
     const wrote = now.profile.displayName === body?.displayName;
-    if (ok) return wrote ? { outcome: "pass", detail: "re-read: displayName written (restored after)" } : { outcome: "mismatch", detail: "allowed, but the profile does not hold the values sent" };
-    return changed ? { outcome: "unexpected_allow", detail: `denied, but the profile changed to ${JSON.stringify(now.profile)}` } : { outcome: "pass", detail: "re-read: profile unchanged" };
+    if (ok)
+      return wrote
+        ? { outcome: "pass", detail: "re-read: displayName written (restored after)" }
+        : { outcome: "mismatch", detail: "allowed, but the profile does not hold the values sent" };
+    return changed
+      ? { outcome: "unexpected_allow", detail: `denied, but the profile changed to ${JSON.stringify(now.profile)}` }
+      : { outcome: "pass", detail: "re-read: profile unchanged" };
   }
   return { outcome: "pass", detail: "no row to re-read" };
 }
@@ -239,17 +281,54 @@ function substitute(v: unknown, fill: (s: string) => string): unknown {
 
 function resultBase(cell: Cell): CellResult {
   return {
-    n: cell.n, id: cell.id, route: cell.routeId, method: cell.method, version: cell.version, template: cell.template,
-    persona: cell.persona.id, role: cell.persona.role, tenant: cell.persona.tenant, target: cell.target, object: cell.object ?? null,
-    probe: cell.probe ?? null, expected: formatExpectation(cell.expect), expected_status: null, request: null, status: null, code: null,
-    outcome: "n/a", detail: "", read_fields: cell.read ?? null, write_fields: cell.write ?? null, decision_id: null,
+    n: cell.n,
+    id: cell.id,
+    route: cell.routeId,
+    method: cell.method,
+    version: cell.version,
+    template: cell.template,
+    persona: cell.persona.id,
+    role: cell.persona.role,
+    tenant: cell.persona.tenant,
+    target: cell.target,
+    object: cell.object ?? null,
+    probe: cell.probe ?? null,
+    expected: formatExpectation(cell.expect),
+    expected_status: null,
+    request: null,
+    status: null,
+    code: null,
+    outcome: "n/a",
+    detail: "",
+    read_fields: cell.read ?? null,
+    write_fields: cell.write ?? null,
+    decision_id: null,
   };
 }
 
 function missingResult(n: number, what: string): CellResult {
   return {
-    n, id: what, route: what.split(" ")[1] ?? "", method: what.split(" ")[0] ?? "", version: "", template: "", persona: "", role: "", tenant: null,
-    target: "", object: null, probe: null, expected: "missing", expected_status: null, request: null, status: null, code: null,
-    outcome: "missing", detail: what, read_fields: null, write_fields: null, decision_id: null,
+    n,
+    id: what,
+    route: what.split(" ")[1] ?? "",
+    method: what.split(" ")[0] ?? "",
+    version: "",
+    template: "",
+    persona: "",
+    role: "",
+    tenant: null,
+    target: "",
+    object: null,
+    probe: null,
+    expected: "missing",
+    expected_status: null,
+    request: null,
+    status: null,
+    code: null,
+    outcome: "missing",
+    detail: what,
+    read_fields: null,
+    write_fields: null,
+    decision_id: null,
   };
 }

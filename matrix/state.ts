@@ -50,7 +50,11 @@ export class WorldState {
   readonly exportJobs = new Map<string, string>();
   private turn = 0;
 
-  constructor(private readonly client: MatrixClient, private readonly matrix: Matrix, private readonly run: string) {}
+  constructor(
+    private readonly client: MatrixClient,
+    private readonly matrix: Matrix,
+    private readonly run: string,
+  ) {}
 
   /** Reads the starting status of every catalogue invoice; invites one victim and starts one export job per tenant when cells need them. */
   async setup(needs: { victims: boolean; exportJobs: boolean }): Promise<string[]> {
@@ -74,7 +78,10 @@ export class WorldState {
     for (const tenant of Object.keys(this.matrix.readers)) {
       const admin = this.matrix.readers[tenant][0];
       const res = await this.client.send({
-        persona: admin, method: "POST", path: "/users/invite", version: "v2",
+        persona: admin,
+        method: "POST",
+        path: "/users/invite",
+        version: "v2",
         body: { email: `matrix-victim-${this.run}-${tenant.replace(/_/g, "-")}@example.test`, displayName: `Matrix victim ${this.run}` },
       });
       const id = (res.body as { id?: unknown } | undefined)?.id;
@@ -105,7 +112,7 @@ export class WorldState {
   /** An invoice's status, read by an admin of its tenant (readers take turns: their rate budgets are per actor). */
   async readInvoice(id: string): Promise<string | undefined> {
     const tenant = this.matrix.objects.invoice?.[id]?.tenant;
-    const readers = tenant ? this.matrix.readers[tenant] ?? [] : [];
+    const readers = tenant ? (this.matrix.readers[tenant] ?? []) : [];
     if (readers.length === 0) return undefined;
     const reader = readers[this.turn++ % readers.length];
     const res = await this.client.send({ persona: reader, method: "GET", path: `/invoices/${encodeURIComponent(id)}`, version: "v2" });
@@ -158,7 +165,9 @@ export class WorldState {
     if (invited > 0) out.push(`${invited} users invited (matrix-${run}-<cell>@example.test)`);
     const jobs = exportJobs + this.exportJobs.size;
     if (jobs > 0) out.push(`${jobs} export jobs started`);
-    out.push(`personas: ${this.restoreProblems.length === 0 ? `all ${this.profileStart.size} profiles as the run found them (re-read)` : "NOT all restored (see failures)"}`);
+    out.push(
+      `personas: ${this.restoreProblems.length === 0 ? `all ${this.profileStart.size} profiles as the run found them (re-read)` : "NOT all restored (see failures)"}`,
+    );
     return out;
   }
 

@@ -88,7 +88,15 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
   }
   if (error !== undefined) {
     // Codes and messages only: the input stays in the decision log, where masking applies.
-    safeLog(deps.logger, { level: "error", event: "pdp.decision_failed", decision_id: decisionId, path: deps.entrypoint, revision, code: error.code, message: error.message });
+    safeLog(deps.logger, {
+      level: "error",
+      event: "pdp.decision_failed",
+      decision_id: decisionId,
+      path: deps.entrypoint,
+      revision,
+      code: error.code,
+      message: error.message,
+    });
   }
   const { allow, status, reason, scope, fields } = decision;
   return { allow, status, reason, scope, fields, decisionId, revision };

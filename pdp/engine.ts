@@ -24,7 +24,6 @@ import type { BundleRef, PolicyEvaluator } from "./types";
 
 const utf8 = new TextEncoder();
 
-
 export class Engine {
   /** Evaluates any entrypoint of this bundle: what the decision log gets for mask/drop. */
   readonly evaluator: PolicyEvaluator;
@@ -179,7 +178,11 @@ const KNOWN_RESULT_SETS: ReadonlyArray<{ text: string; bytes: Uint8Array; value:
   ['[{"result":true}]', [{ result: true }]],
   ['[{"result":false}]', [{ result: false }]],
   ["[]", []],
-].map(([text, value]) => ({ text: text as string, bytes: utf8.encode(text as string), value: Object.freeze((value as object[]).map((b) => Object.freeze(b))) }));
+].map(([text, value]) => ({
+  text: text as string,
+  bytes: utf8.encode(text as string),
+  value: Object.freeze((value as object[]).map((b) => Object.freeze(b))),
+}));
 
 /** The known result set whose text is bytes[start, end), or undefined. */
 function knownResultSet(bytes: Uint8Array, start: number, end: number): (typeof KNOWN_RESULT_SETS)[number] | undefined {
@@ -195,7 +198,18 @@ function knownResultSet(bytes: Uint8Array, start: number, end: number): (typeof 
 type OpaEval = (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
 type Fn = (...args: number[]) => number;
 /** The ABI's context path (ABI 1.0+), used to evaluate several entrypoints on one parsed input. */
-const CONTEXT_EXPORTS = ["opa_heap_ptr_set", "opa_malloc", "opa_json_parse", "opa_json_dump", "opa_eval_ctx_new", "opa_eval_ctx_set_input", "opa_eval_ctx_set_data", "opa_eval_ctx_set_entrypoint", "opa_eval_ctx_get_result", "eval"] as const;
+const CONTEXT_EXPORTS = [
+  "opa_heap_ptr_set",
+  "opa_malloc",
+  "opa_json_parse",
+  "opa_json_dump",
+  "opa_eval_ctx_new",
+  "opa_eval_ctx_set_input",
+  "opa_eval_ctx_set_data",
+  "opa_eval_ctx_set_entrypoint",
+  "opa_eval_ctx_get_result",
+  "eval",
+] as const;
 
 /** The SDK's LoadedPolicy fields its own ABI 1.2 fast path uses (opa-wasm 1.10, src/opa.js evaluate). */
 interface PolicyInternals {
@@ -226,7 +240,12 @@ class DirectEval {
   /** Null when the module or the SDK does not look as expected: the caller then uses the SDK's evaluate. */
   static of(policy: LoadedPolicy): DirectEval | null {
     const p = policy as unknown as Partial<PolicyInternals>;
-    const ok = (p.minorVersion ?? 0) >= 2 && p.mem instanceof WebAssembly.Memory && typeof p.dataAddr === "number" && typeof p.dataHeapPtr === "number" && typeof p.wasmInstance?.exports?.opa_eval === "function";
+    const ok =
+      (p.minorVersion ?? 0) >= 2 &&
+      p.mem instanceof WebAssembly.Memory &&
+      typeof p.dataAddr === "number" &&
+      typeof p.dataHeapPtr === "number" &&
+      typeof p.wasmInstance?.exports?.opa_eval === "function";
     return ok ? new DirectEval(p as PolicyInternals) : null;
   }
 

@@ -195,7 +195,14 @@ class DecisionPoint implements Pdp {
       this.active = engine; // the swap: one reference
       this.refused = null;
       this.tracker.activated(engine);
-      this.logger({ level: "info", event: "pdp.bundle_activated", source: engine.source, revision: engine.revision, previous_revision: previous ?? null, entrypoints: engine.entrypoints });
+      this.logger({
+        level: "info",
+        event: "pdp.bundle_activated",
+        source: engine.source,
+        revision: engine.revision,
+        previous_revision: previous ?? null,
+        entrypoints: engine.entrypoints,
+      });
     } catch (err) {
       this.refused = digest;
       const error = err instanceof PdpError ? err : new PdpError("bundle_invalid", messageOf(err));
@@ -205,13 +212,23 @@ class DecisionPoint implements Pdp {
 
   private smokeTest(engine: Engine): void {
     if (!engine.has(this.entrypoint)) {
-      throw new PdpError("entrypoint_missing", `bundle revision ${JSON.stringify(engine.revision)} has no entrypoint ${this.entrypoint} (has: ${engine.entrypoints.join(", ") || "none"})`);
+      throw new PdpError(
+        "entrypoint_missing",
+        `bundle revision ${JSON.stringify(engine.revision)} has no entrypoint ${this.entrypoint} (has: ${engine.entrypoints.join(", ") || "none"})`,
+      );
     }
     try {
       const result = engine.evaluate(this.entrypoint, this.smokeInput);
       validateDecision(result, this.smokeInput.actor);
       // The log's policies get an event shaped like the ones they will see.
-      const event = { decision_id: "00000000-0000-4000-8000-000000000000", labels: {}, timestamp: new Date().toISOString(), path: this.entrypoint, input: this.smokeInput, result };
+      const event = {
+        decision_id: "00000000-0000-4000-8000-000000000000",
+        labels: {},
+        timestamp: new Date().toISOString(),
+        path: this.entrypoint,
+        input: this.smokeInput,
+        result,
+      };
       for (const ep of [MASK_ENTRYPOINT, DROP_ENTRYPOINT]) if (engine.has(ep)) engine.evaluate(ep, event);
     } catch (err) {
       throw new PdpError("smoke_failed", `bundle revision ${JSON.stringify(engine.revision)} fails its smoke evaluation: ${messageOf(err)}`);
@@ -233,7 +250,14 @@ class DecisionPoint implements Pdp {
   }
 
   private failed(error: PdpError, note?: string): void {
-    const code = error.code === "bundle_unavailable" || error.code === "memory_limit_exceeded" || error.code === "entrypoint_missing" || error.code === "smoke_failed" || error.code === "check_failed" ? error.code : "bundle_invalid";
+    const code =
+      error.code === "bundle_unavailable" ||
+      error.code === "memory_limit_exceeded" ||
+      error.code === "entrypoint_missing" ||
+      error.code === "smoke_failed" ||
+      error.code === "check_failed"
+        ? error.code
+        : "bundle_invalid";
     this.tracker.failed(code, error.message);
     this.logger({
       level: "error",
@@ -250,7 +274,7 @@ class DecisionPoint implements Pdp {
 /** Refuses a misconfiguration at start-up (PdpError `config_invalid`) rather than deny every request later. */
 function checkOptions(options: PdpOptions): void {
   const b = options.bundle as Partial<FileSourceOptions & HttpSourceOptions> | undefined;
-  if (!b || ("file" in b) === ("url" in b)) invalid("bundle needs exactly one of file or url");
+  if (!b || "file" in b === "url" in b) invalid("bundle needs exactly one of file or url");
   if ("file" in b && (typeof b.file !== "string" || b.file === "")) invalid("bundle.file must be a non-empty path");
   if ("url" in b) {
     const url = URL.canParse(String(b.url)) ? new URL(String(b.url)) : null;
@@ -263,7 +287,8 @@ function checkOptions(options: PdpOptions): void {
   if (b.minDelayMs !== undefined && b.maxDelayMs !== undefined && b.maxDelayMs < b.minDelayMs) invalid("bundle.maxDelayMs must not be below minDelayMs");
   if (typeof options.log?.record !== "function" || typeof options.log?.flush !== "function") invalid("log must implement DecisionLog (record, flush)");
   const pages = options.maxMemoryPages;
-  if (pages !== undefined && !(Number.isInteger(pages) && pages >= 1 && pages <= MAX_MEMORY_PAGES)) invalid(`maxMemoryPages must be a whole number of 64 KiB pages from 1 to ${MAX_MEMORY_PAGES}`);
+  if (pages !== undefined && !(Number.isInteger(pages) && pages >= 1 && pages <= MAX_MEMORY_PAGES))
+    invalid(`maxMemoryPages must be a whole number of 64 KiB pages from 1 to ${MAX_MEMORY_PAGES}`);
   if (options.entrypoint !== undefined && normaliseEntrypoint(options.entrypoint) === "") invalid("entrypoint must name a rule");
 }
 
@@ -273,5 +298,8 @@ function invalid(message: string): never {
 
 /** `data.portcullis.decision`, `/portcullis/decision` -> `portcullis/decision`. */
 function normaliseEntrypoint(name: string): string {
-  return name.replace(/^data\./, "").replace(/\./g, "/").replace(/^\/+/, "");
+  return name
+    .replace(/^data\./, "")
+    .replace(/\./g, "/")
+    .replace(/^\/+/, "");
 }

@@ -96,7 +96,15 @@ export interface AuditSummary {
   bola: {
     timeline: BolaBucket[];
     /** The newest BOLA/enumeration events, for the table under the timeline. */
-    recent: Array<{ at: string; kind: string; actor: string; tenant: string | null; route: string; decision_id: string | null; detail: Record<string, unknown> }>;
+    recent: Array<{
+      at: string;
+      kind: string;
+      actor: string;
+      tenant: string | null;
+      route: string;
+      decision_id: string | null;
+      detail: Record<string, unknown>;
+    }>;
   };
 }
 
@@ -156,7 +164,8 @@ export function auditSummary(options: AuditOptions): AuditSummary {
   const byRoute = new Map<string, { count: number; reasons: Record<string, number> }>();
   const byActor = new Map<string, number>();
   const reasons = new Map<string, number>();
-  let denied = 0, noRow = 0;
+  let denied = 0,
+    noRow = 0;
   for (const e of entries) {
     const b = overTime.get(keyOf(e.timestamp));
     if (isDenied(e)) {
@@ -213,7 +222,10 @@ export function auditSummary(options: AuditOptions): AuditSummary {
     },
     bola: {
       timeline: [...bola.values()],
-      recent: events.filter((e) => (BOLA_KINDS as readonly string[]).includes(e.kind)).slice(0, 50).map(recentOf),
+      recent: events
+        .filter((e) => (BOLA_KINDS as readonly string[]).includes(e.kind))
+        .slice(0, 50)
+        .map(recentOf),
     },
   };
 }

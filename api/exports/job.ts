@@ -27,7 +27,13 @@ export type Write = <T>(fn: () => Promise<T>) => Promise<T>;
 
 const immediately: Write = (fn) => fn();
 
-export async function runExportJob(db: DataStore, job: ExportJobRow, maxRows: number, stopping: () => boolean, write: Write = immediately): Promise<JobOutcome> {
+export async function runExportJob(
+  db: DataStore,
+  job: ExportJobRow,
+  maxRows: number,
+  stopping: () => boolean,
+  write: Write = immediately,
+): Promise<JobOutcome> {
   // The job's own row is reached through its tenant, like any other row.
   const jobScope = { tenant_id: job.tenant_id };
   const rows: View[] = [];
@@ -61,5 +67,8 @@ export async function runExportJob(db: DataStore, job: ExportJobRow, maxRows: nu
 function render(job: ExportJobRow, rows: View[]): string {
   if (job.format === "json") return JSON.stringify(rows);
   const viewFields: readonly string[] = INVOICE_VIEW_FIELDS;
-  return toCsv(job.read_fields.filter((f) => viewFields.includes(f)), rows);
+  return toCsv(
+    job.read_fields.filter((f) => viewFields.includes(f)),
+    rows,
+  );
 }

@@ -128,7 +128,15 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
         logger({ level: "warn", event: "export.job", job_id: job.id, tenant: job.tenant_id, status: "interrupted", message: err.message });
         return;
       }
-      logger({ level: "error", event: "export.job", job_id: job.id, tenant: job.tenant_id, status: "failed", error: "export_failed", message: err instanceof Error ? err.message : String(err) });
+      logger({
+        level: "error",
+        event: "export.job",
+        job_id: job.id,
+        tenant: job.tenant_id,
+        status: "failed",
+        error: "export_failed",
+        message: err instanceof Error ? err.message : String(err),
+      });
       // Only the code is stored: messages may name internals the requester should not read.
       await write(() => db.exportJobs.failScoped(job.id, { tenant_id: job.tenant_id }, "export_failed"));
     }

@@ -94,12 +94,15 @@ export function createHttpServer(app: Express, options: { limits: HttpLimits; lo
       });
       for (const res of inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
       // Busy clients send their next request within the grace and get `Connection: close` with its answer.
-      const grace = setTimeout(() => {
-        server.closeIdleConnections();
-        // Answers whose headers had gone out before the drain could not say `Connection: close`: their
-        // connections are closed as soon as they are idle.
-        sweep = setInterval(() => server.closeIdleConnections(), 100);
-      }, Math.min(limits.drainIdleGraceMs, limits.shutdownGraceMs));
+      const grace = setTimeout(
+        () => {
+          server.closeIdleConnections();
+          // Answers whose headers had gone out before the drain could not say `Connection: close`: their
+          // connections are closed as soon as they are idle.
+          sweep = setInterval(() => server.closeIdleConnections(), 100);
+        },
+        Math.min(limits.drainIdleGraceMs, limits.shutdownGraceMs),
+      );
       const deadline = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
     });
     return drained;

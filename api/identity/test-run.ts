@@ -78,7 +78,8 @@ export async function createTestRunVerifier(config: IdentityConfig, now: () => n
       throw new TokenError(typeof code === "string" ? code : "ERR_TOKEN_INVALID", err instanceof Error ? err.message : String(err));
     }
     if (payload.sub !== undefined) throw new TokenError("ERR_JWT_CLAIM_VALIDATION_FAILED", "a test-run credential names no subject");
-    if ((payload.exp as number) - (payload.iat as number) > MAX_TEST_RUN_TTL_SEC) throw new TokenError("ERR_JWT_CLAIM_VALIDATION_FAILED", "lives longer than a test run may");
+    if ((payload.exp as number) - (payload.iat as number) > MAX_TEST_RUN_TTL_SEC)
+      throw new TokenError("ERR_JWT_CLAIM_VALIDATION_FAILED", "lives longer than a test run may");
     if (typeof payload.run !== "string" || !RUN_ID.test(payload.run)) throw new TokenError("ERR_JWT_CLAIM_VALIDATION_FAILED", "run id missing or malformed");
     return payload.run;
   };

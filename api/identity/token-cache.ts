@@ -56,7 +56,10 @@ export class VerifiedTokenCache {
   private readonly maxEntries: number;
   private readonly maxBytes: number;
 
-  constructor(private readonly limits: TokenCacheLimits, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly limits: TokenCacheLimits,
+    private readonly now: () => number = Date.now,
+  ) {
     this.maxEntries = limits.maxEntries ?? DEFAULT_MAX_ENTRIES;
     this.maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
   }

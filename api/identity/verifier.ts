@@ -41,7 +41,10 @@ import { digestOf, VerifiedTokenCache } from "./token-cache";
 
 export class TokenError extends Error {
   /** jose's code (ERR_JWT_EXPIRED, ERR_JWS_SIGNATURE_VERIFICATION_FAILED, ...) or our own. */
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -55,7 +55,13 @@ function problemFor(err: unknown, req: Request, res: Response, state: RequestSta
   }
   if (err instanceof DatabaseBusyError || isBusy(err)) {
     res.setHeader("Retry-After", String(BUSY_RETRY_AFTER_SEC));
-    deps.logger({ level: "warn", event: "db.busy", path: req.path, decision_id: state.decisionId, waited_ms: err instanceof DatabaseBusyError ? err.waitedMs : 0 });
+    deps.logger({
+      level: "warn",
+      event: "db.busy",
+      path: req.path,
+      decision_id: state.decisionId,
+      waited_ms: err instanceof DatabaseBusyError ? err.waitedMs : 0,
+    });
     return new Problem("database_busy");
   }
   if (err instanceof DatabaseUnavailableError) {
@@ -65,7 +71,13 @@ function problemFor(err: unknown, req: Request, res: Response, state: RequestSta
     return new Problem("database_unavailable");
   }
   if (isClientError(err)) return new Problem("malformed_request");
-  deps.logger({ level: "error", event: "http.unhandled_error", path: req.path, decision_id: state.decisionId, message: err instanceof Error ? err.message : String(err) });
+  deps.logger({
+    level: "error",
+    event: "http.unhandled_error",
+    path: req.path,
+    decision_id: state.decisionId,
+    message: err instanceof Error ? err.message : String(err),
+  });
   return new Problem("internal_error");
 }
 
@@ -87,7 +99,12 @@ function unloggedState(req: Request, res: Response, deps: ApiDeps): RequestState
 /** The answer when answering failed: fixed text, nothing from the request or the error. */
 function lastResort(res: Response, state: RequestState | undefined, deps: ApiDeps, failure: unknown): void {
   try {
-    deps.logger({ level: "error", event: "http.error_handler_failed", decision_id: state?.decisionId ?? null, message: failure instanceof Error ? failure.message : String(failure) });
+    deps.logger({
+      level: "error",
+      event: "http.error_handler_failed",
+      decision_id: state?.decisionId ?? null,
+      message: failure instanceof Error ? failure.message : String(failure),
+    });
   } catch {
     // The logger itself failed: the answer below still goes out.
   }
@@ -96,7 +113,13 @@ function lastResort(res: Response, state: RequestState | undefined, deps: ApiDep
     return;
   }
   const decisionId = state?.decisionId ?? null;
-  const body = JSON.stringify({ type: "urn:portcullis:problem:internal_error", title: "Internal Server Error", status: 500, detail: "The request failed.", decision_id: decisionId });
+  const body = JSON.stringify({
+    type: "urn:portcullis:problem:internal_error",
+    title: "Internal Server Error",
+    status: 500,
+    detail: "The request failed.",
+    decision_id: decisionId,
+  });
   res.statusCode = 500;
   for (const name of res.getHeaderNames()) if (name !== "decision-id") res.removeHeader(name);
   res.setHeader("Content-Type", "application/problem+json; charset=utf-8");

@@ -119,7 +119,11 @@ function inspect(value: unknown, submitted: Set<string>, depth: number): Problem
       first ??= new Problem("forbidden_key", { detail: `the key ${JSON.stringify(key)} is never accepted`, extensions: { key } });
     }
     const other = seen.get(lower);
-    if (other !== undefined) first ??= new Problem("forbidden_key", { detail: `the keys ${JSON.stringify(other)} and ${JSON.stringify(key)} differ only in letter case`, extensions: { key } });
+    if (other !== undefined)
+      first ??= new Problem("forbidden_key", {
+        detail: `the keys ${JSON.stringify(other)} and ${JSON.stringify(key)} differ only in letter case`,
+        extensions: { key },
+      });
     seen.set(lower, key);
     const issue = inspect((value as Record<string, unknown>)[key], submitted, depth + 1);
     first ??= issue;

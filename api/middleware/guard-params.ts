@@ -62,12 +62,15 @@ export function guardParams(record: RouteRecord) {
     for (const [name, raw] of search) {
       const param = declared.get(name);
       if (!param) {
-        return refuse(new Problem("invalid_param", {
-          detail: `query parameter ${JSON.stringify(name.slice(0, 64))} is not accepted by this route`,
-          extensions: { param: name.slice(0, 64), security_relevant: SECURITY_PARAMS.has(name.toLowerCase()) },
-        }));
+        return refuse(
+          new Problem("invalid_param", {
+            detail: `query parameter ${JSON.stringify(name.slice(0, 64))} is not accepted by this route`,
+            extensions: { param: name.slice(0, 64), security_relevant: SECURITY_PARAMS.has(name.toLowerCase()) },
+          }),
+        );
       }
-      if (Object.hasOwn(values, name)) return refuse(new Problem("invalid_param", { detail: `query parameter ${JSON.stringify(name)} is repeated`, extensions: { param: name } }));
+      if (Object.hasOwn(values, name))
+        return refuse(new Problem("invalid_param", { detail: `query parameter ${JSON.stringify(name)} is repeated`, extensions: { param: name } }));
       const value = param.schema.type === "integer" && /^-?\d{1,15}$/.test(raw) ? Number(raw) : raw;
       const error = validateValue(param.schema, value);
       if (error) return refuse(new Problem("invalid_param", { detail: `query parameter ${JSON.stringify(name)} ${error}`, extensions: { param: name } }));

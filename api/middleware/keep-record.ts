@@ -30,7 +30,8 @@ export function keepRecord(record: RouteRecord, deps: ApiDeps) {
   const stance = deps.logFailure ?? "refuse-writes";
   const refusesWhenDown = stance === "refuse-all" ? !REPORTS_OUTAGES.has(record.id) : stance === "refuse-writes" && writes;
   return function keepRecord(_req: Request, res: Response, next: NextFunction): void | Promise<void> {
-    if (refusesWhenDown && !deps.decisionLog.health().persisting) throw unavailable(res, "The decision log cannot store decisions now; the request was not carried out.");
+    if (refusesWhenDown && !deps.decisionLog.health().persisting)
+      throw unavailable(res, "The decision log cannot store decisions now; the request was not carried out.");
     if (!writes) return next();
     return deps.decisionLog.durable().then(
       () => next(),

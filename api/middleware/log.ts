@@ -61,11 +61,15 @@ export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: Securi
     const status = aborted && !res.headersSent ? 0 : res.statusCode;
     // An abandoned request that never reached the policy was answered nothing: only its outcome is kept.
     if (!state.decision && !aborted) {
-      pdp.refuse(refusalInput(state), { requestedBy: state.client, decisionId: state.decisionId }, {
-        stage: REFUSED_BY[state.problem ?? ""] ?? "api",
-        status,
-        problem: state.problem ?? "none",
-      });
+      pdp.refuse(
+        refusalInput(state),
+        { requestedBy: state.client, decisionId: state.decisionId },
+        {
+          stage: REFUSED_BY[state.problem ?? ""] ?? "api",
+          status,
+          problem: state.problem ?? "none",
+        },
+      );
     }
     pdp.outcome({
       decisionId: state.decisionId,

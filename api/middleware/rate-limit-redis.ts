@@ -165,7 +165,12 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   private recovered(): void {
     if (this.failingSince === null) return;
-    this.options.logger?.({ event: "rate_limit_store_recovered", failing_since: this.failingSince, insured_hits: this.insuredHits, refused_hits: this.refusedHits });
+    this.options.logger?.({
+      event: "rate_limit_store_recovered",
+      failing_since: this.failingSince,
+      insured_hits: this.insuredHits,
+      refused_hits: this.refusedHits,
+    });
     this.failingSince = null;
   }
 }

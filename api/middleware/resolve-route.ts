@@ -31,11 +31,15 @@ export function resolveRoute(record: RouteRecord, deps: ApiDeps) {
     state.route = record;
     const fromPath = typeof req.params.version === "string" ? req.params.version : undefined;
     const header = req.headers["api-version"];
-    const resolution = resolveVersion(deps.versions, {
-      path: fromPath,
-      header: Array.isArray(header) ? header.join(",") : header,
-      accept: req.headers.accept,
-    }, clock());
+    const resolution = resolveVersion(
+      deps.versions,
+      {
+        path: fromPath,
+        header: Array.isArray(header) ? header.join(",") : header,
+        accept: req.headers.accept,
+      },
+      clock(),
+    );
     if (!resolution.ok && resolution.problem === "version_retired") {
       const gone = resolution.version;
       const successor = successorLink(req, res, gone, clock());

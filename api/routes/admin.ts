@@ -66,7 +66,8 @@ const getExport: RouteHandler = {
     const { invoices } = ctx.deps.db;
     const reach = async (ids: string[], scope: Scope) => {
       const found = new Set<string>();
-      for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP) for (const row of await invoices.getManyScoped(ids.slice(i, i + IDS_PER_LOOKUP), scope)) found.add(row.id);
+      for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP)
+        for (const row of await invoices.getManyScoped(ids.slice(i, i + IDS_PER_LOOKUP), scope)) found.add(row.id);
       return found;
     };
     return { status: 200, body: { one: exportJobView(job, await resultForReader(job, { fields: rows.fields.read, scope: toScope(rows.scope) }, reach)) } };
@@ -80,7 +81,8 @@ const reportExport: RouteHandler = {
   async act(ctx) {
     const format = requestedFormat(ctx);
     // Asked for CSV by a client that will not take it: refused before any row is read.
-    if (format === "csv" && !ctx.req.accepts("text/csv")) throw new Problem("not_acceptable", { detail: "format csv is answered as text/csv, which the Accept header refuses" });
+    if (format === "csv" && !ctx.req.accepts("text/csv"))
+      throw new Problem("not_acceptable", { detail: "format csv is answered as text/csv, which the Accept header refuses" });
     const rows = await ctx.deps.db.invoices.totalsByStatusScoped(ctx.scope);
     const generatedAt = new Date().toISOString();
     const view = { name: "invoices-by-status", format, generatedAt, rows };

@@ -49,13 +49,27 @@ const list: RouteHandler = {
 const exportInvoices: RouteHandler = {
   async act(ctx) {
     const raw = typeof ctx.query.ids === "string" ? ctx.query.ids : undefined;
-    const ids = raw === undefined ? undefined : [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+    const ids =
+      raw === undefined
+        ? undefined
+        : [
+            ...new Set(
+              raw
+                .split(",")
+                .map((s) => s.trim())
+                .filter((s) => s !== ""),
+            ),
+          ];
     if (ids !== undefined && (ids.length === 0 || ids.length > 100)) throw new Problem("invalid_param", { detail: "ids must name 1 to 100 invoices" });
     // Each id like a path id: a malformed one is the parameter's fault, not the body's (there is none).
     const malformed = ids?.find((id) => validateValue(ID, id) !== null);
-    if (malformed !== undefined) throw new Problem("invalid_param", { detail: "ids must be invoice ids (1-64 of A-Z a-z 0-9 _ -)", extensions: { param: "ids" } });
+    if (malformed !== undefined)
+      throw new Problem("invalid_param", { detail: "ids must be invoice ids (1-64 of A-Z a-z 0-9 _ -)", extensions: { param: "ids" } });
     const rows = ids ? await readMany(ctx, ids) : await ctx.deps.db.invoices.listScoped(ctx.scope, { limit: 100, offset: 0 });
-    return { status: 200, body: { many: rows.map(invoiceView), wrap: LISTS["invoices.export"].rows, extra: { format: "json", exported_at: new Date().toISOString() } } };
+    return {
+      status: 200,
+      body: { many: rows.map(invoiceView), wrap: LISTS["invoices.export"].rows, extra: { format: "json", exported_at: new Date().toISOString() } },
+    };
   },
 };
 

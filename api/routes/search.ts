@@ -17,7 +17,7 @@ import type { RouteHandler } from "./types";
 const search: RouteHandler = {
   async act(ctx) {
     const q = ctx.query.q;
-    if (typeof q !== "string") throw new Problem("invalid_param", { detail: "query parameter \"q\" is required", extensions: { param: "q" } });
+    if (typeof q !== "string") throw new Problem("invalid_param", { detail: 'query parameter "q" is required', extensions: { param: "q" } });
     const limit = typeof ctx.query.limit === "number" ? ctx.query.limit : 20;
     const users = (await ctx.deps.db.users.searchScoped(ctx.scope, q, limit)).map((u) => ({ id: u.id, type: "user", title: u.display_name }));
     const invoiceDecision = decideAsRoute(ctx, "invoices.list");

@@ -50,7 +50,10 @@ export class SecurityMonitor {
   private readonly windowMs: number;
   private readonly background: BackgroundWork;
 
-  constructor(private readonly deps: ApiDeps, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly deps: ApiDeps,
+    private readonly now: () => number = Date.now,
+  ) {
     this.threshold = deps.enumeration?.threshold ?? DEFAULT_ENUMERATION.threshold;
     this.windowMs = deps.enumeration?.windowMs ?? DEFAULT_ENUMERATION.windowMs;
     this.background = deps.background ?? new BackgroundWork();
@@ -70,13 +73,15 @@ export class SecurityMonitor {
     }
     if (state.submitted.length > 0) {
       const protectedNames = state.submitted.filter((f) => PROTECTED.has(f));
-      if (protectedNames.length > 0) this.record(state, status, "protected_field_submission", { fields: protectedNames, outcome: reason ?? state.problem ?? "refused" });
+      if (protectedNames.length > 0)
+        this.record(state, status, "protected_field_submission", { fields: protectedNames, outcome: reason ?? state.problem ?? "refused" });
     }
     if (state.params.length > 0) {
       const securityParams = state.params.filter((p) => SECURITY_PARAMS.has(p.toLowerCase()));
       if (securityParams.length > 0) this.record(state, status, "forbidden_param", { params: securityParams.slice(0, 10) });
     }
-    if (state.resource.tenant || (status === 404 && state.resource.id) || state.scopeFound === false) this.background.track(this.crossing(state, status, route.resource));
+    if (state.resource.tenant || (status === 404 && state.resource.id) || state.scopeFound === false)
+      this.background.track(this.crossing(state, status, route.resource));
     if (status === 404 && state.resource.id && state.actor.id !== "anonymous") {
       const ids = this.notFound(`${state.actor.id}|${route.resource}`, state.resource.id);
       if (ids) this.record(state, status, "enumeration", { resource_type: route.resource, distinct_ids: ids, window_sec: this.windowMs / 1000 });

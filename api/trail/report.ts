@@ -15,7 +15,8 @@ export function reportInterruptedRuns(log: Pick<ManagedDecisionLog, "interrupted
     logger({
       level: "warn",
       event: "decision_log.previous_run_interrupted",
-      detail: "a previous run ended without a clean shutdown: decisions it made after its last commit are not on record (reads only: writes waited for their commit)",
+      detail:
+        "a previous run ended without a clean shutdown: decisions it made after its last commit are not on record (reads only: writes waited for their commit)",
       run_id: run.runId,
       pid: run.pid,
       started_at: run.startedAt,

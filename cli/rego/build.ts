@@ -23,7 +23,9 @@ export async function buildCommand(argv: string[]): Promise<number> {
   const regoVersion = syntaxVersion(args);
   const { wasm } = compile(sources, { entrypoints, regoVersion, hostBuiltins: custom.decls, capabilities: custom.capabilities });
   // The manifest says which syntax the sources are in, as `opa build` writes it.
-  const fileVersions = Object.fromEntries(sources.filter((s) => (s.regoVersion ?? regoVersion) !== regoVersion).map((s) => [bundleFilePath(s.file), s.regoVersion === "v0" ? 0 : 1]));
+  const fileVersions = Object.fromEntries(
+    sources.filter((s) => (s.regoVersion ?? regoVersion) !== regoVersion).map((s) => [bundleFilePath(s.file), s.regoVersion === "v0" ? 0 : 1]),
+  );
   // Every decision names the revision that made it: without --revision, the
   // content itself (policy module and data), so a changed policy never
   // shares a revision with the one before it.

@@ -62,7 +62,8 @@ export async function customBuiltins(args: ParsedArgs): Promise<CustomBuiltins> 
   const declared = new Set(decls.map((d) => d.name));
   for (const name of impls.keys()) {
     if (!declared.has(name)) {
-      const why = lookupBuiltin(name) || COMPILER_NAMES.has(name) ? "a standard builtin, which a module may not replace" : `not declared in ${capabilitiesFile}`;
+      const why =
+        lookupBuiltin(name) || COMPILER_NAMES.has(name) ? "a standard builtin, which a module may not replace" : `not declared in ${capabilitiesFile}`;
       throw new Error(`${builtinsFile}: implements ${JSON.stringify(name)}: ${why}`);
     }
   }
@@ -75,7 +76,9 @@ export function readCapabilities(file: string): { decls: HostBuiltinDecl[]; name
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
-    throw new Error(`${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `invalid JSON: ${(err as Error).message}`}`, { cause: err });
+    throw new Error(`${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `invalid JSON: ${(err as Error).message}`}`, {
+      cause: err,
+    });
   }
   const builtins = (parsed as { builtins?: unknown } | null)?.builtins;
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !Array.isArray(builtins)) {
@@ -85,11 +88,16 @@ export function readCapabilities(file: string): { decls: HostBuiltinDecl[]; name
   const names: string[] = [];
   builtins.forEach((entry: unknown, i) => {
     const where = `${file}: builtins[${i}]`;
-    const { name, decl, nondeterministic } = (entry ?? {}) as { name?: unknown; decl?: { type?: unknown; args?: unknown; variadic?: unknown }; nondeterministic?: unknown };
+    const { name, decl, nondeterministic } = (entry ?? {}) as {
+      name?: unknown;
+      decl?: { type?: unknown; args?: unknown; variadic?: unknown };
+      nondeterministic?: unknown;
+    };
     if (typeof name !== "string") throw new Error(`${where}: "name" must be a string`);
     names.push(name);
     if (lookupBuiltin(name) || COMPILER_NAMES.has(name) || name.startsWith("internal.")) return; // OPA's own: the compiler's
-    if (typeof decl !== "object" || decl === null || decl.type !== "function") throw new Error(`${where} (${name}): "decl" must be {"type": "function", "args": [...]}`);
+    if (typeof decl !== "object" || decl === null || decl.type !== "function")
+      throw new Error(`${where} (${name}): "decl" must be {"type": "function", "args": [...]}`);
     if (decl.variadic !== undefined) throw new Error(`${where} (${name}): variadic builtins cannot be hosted (the Wasm ABI passes 0 to 4 operands)`);
     const argTypes = decl.args ?? [];
     if (!Array.isArray(argTypes)) throw new Error(`${where} (${name}): "decl.args" must be an array of types`);
@@ -119,7 +127,8 @@ async function readImplementations(file: string): Promise<Map<string, BuiltinImp
   for (const [name, value] of Object.entries(mod)) if (name !== "default" && name !== "__esModule") add(name, value);
   const dflt = mod.default;
   if (dflt !== undefined) {
-    if (typeof dflt !== "object" || dflt === null || Array.isArray(dflt)) throw new Error(`${file}: the default export must be an object of builtin implementations`);
+    if (typeof dflt !== "object" || dflt === null || Array.isArray(dflt))
+      throw new Error(`${file}: the default export must be an object of builtin implementations`);
     for (const [name, value] of Object.entries(dflt)) add(name, value);
   }
   return impls;

@@ -14,8 +14,15 @@ import { CUSTOM_BUILTIN_FLAGS, customBuiltins, hostFunctions, type CustomBuiltin
 export async function evalCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     values: {
-      "-b": "bundle", "--bundle": "bundle", "-p": "policy", "--policy": "policy",
-      "-i": "input", "--input": "input", "-d": "data", "--data": "data", "--max-memory-pages": "maxMemoryPages",
+      "-b": "bundle",
+      "--bundle": "bundle",
+      "-p": "policy",
+      "--policy": "policy",
+      "-i": "input",
+      "--input": "input",
+      "-d": "data",
+      "--data": "data",
+      "--max-memory-pages": "maxMemoryPages",
       ...CUSTOM_BUILTIN_FLAGS,
     },
     switches: { "--v0-compatible": "v0" },
@@ -49,7 +56,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
 }
 
 /** The sources (and their data.json files) compiled with the entrypoint, as `rego build` would. */
-function compileSources(paths: string[], entrypoint: string, regoVersion: "v0" | "v1", custom: CustomBuiltins): { wasm: Uint8Array; data: unknown; used: string[] } {
+function compileSources(
+  paths: string[],
+  entrypoint: string,
+  regoVersion: "v0" | "v1",
+  custom: CustomBuiltins,
+): { wasm: Uint8Array; data: unknown; used: string[] } {
   const { sources, data } = collectPolicyInputs(paths);
   const { wasm, policy } = compile(sources, { entrypoints: [entrypoint], regoVersion, hostBuiltins: custom.decls, capabilities: custom.capabilities });
   return { wasm, data, used: policy.hostBuiltins.map((b) => b.name) };

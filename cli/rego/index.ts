@@ -14,7 +14,8 @@ export const REGO_USAGES: Record<string, string> = {
   test: "rego test [-v] [-r REGEX] [--format pretty|json] [--timeout 5s] [--bench] [-z] [--coverage] [--threshold N] [--junit FILE] [--capabilities caps.json --builtins impl.mjs] <files or dirs>",
   plan: "rego plan -e <pkg/rule> [-e ...] <files or dirs>",
   conformance: "rego conformance <dir> [--json report.json] [--min 0.8]",
-  replay: "rego replay --bundle <candidate.tar.gz> [--db FILE] [--since 2h|2026-11-21T14:00:00Z] [--limit N] [--json] [--html FILE] [--fail-on deny-to-allow,allow-to-deny,status,reason,scope,fields,any]",
+  replay:
+    "rego replay --bundle <candidate.tar.gz> [--db FILE] [--since 2h|2026-11-21T14:00:00Z] [--limit N] [--json] [--html FILE] [--fail-on deny-to-allow,allow-to-deny,status,reason,scope,fields,any]",
 };
 
 export async function regoCommand(argv: string[]): Promise<number> {

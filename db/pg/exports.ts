@@ -45,7 +45,14 @@ export function pgExportJobsRepository(session: Session): AsyncExportJobsReposit
         const { rows } = await session.scoped<ExportJobRow>(
           tenantId,
           `INSERT INTO export_jobs (id, tenant_id, requested_by, format, read_fields, scope) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb) RETURNING ${COLUMNS}`,
-          [`exp_${randomUUID()}`, tenantId, requestedBy, checkOneOf(job.format, EXPORT_FORMATS, "format"), JSON.stringify(checkReadFields(job.readFields)), JSON.stringify(rowScope)],
+          [
+            `exp_${randomUUID()}`,
+            tenantId,
+            requestedBy,
+            checkOneOf(job.format, EXPORT_FORMATS, "format"),
+            JSON.stringify(checkReadFields(job.readFields)),
+            JSON.stringify(rowScope),
+          ],
         );
         return rows[0];
       } catch (err) {
@@ -56,7 +63,10 @@ export function pgExportJobsRepository(session: Session): AsyncExportJobsReposit
 
     async getScoped(id, scope) {
       const filter = pgScopeFilter("export_jobs", scope);
-      const { rows } = await session.scoped<ExportJobRow>(filter.tenantId, `SELECT ${COLUMNS} FROM export_jobs WHERE id = $1 AND ${filter.sql(2)}`, [checkId(id), ...filter.params]);
+      const { rows } = await session.scoped<ExportJobRow>(filter.tenantId, `SELECT ${COLUMNS} FROM export_jobs WHERE id = $1 AND ${filter.sql(2)}`, [
+        checkId(id),
+        ...filter.params,
+      ]);
       return rows[0];
     },
 
@@ -91,7 +101,11 @@ export function pgExportJobsRepository(session: Session): AsyncExportJobsReposit
 
     async requeueRunningScoped(scope) {
       const filter = pgScopeFilter("export_jobs", scope);
-      const result = await session.scoped(filter.tenantId, `UPDATE export_jobs SET status = 'queued', started_at = NULL WHERE ${filter.sql(1)} AND status = 'running'`, filter.params);
+      const result = await session.scoped(
+        filter.tenantId,
+        `UPDATE export_jobs SET status = 'queued', started_at = NULL WHERE ${filter.sql(1)} AND status = 'running'`,
+        filter.params,
+      );
       return result.rowCount ?? 0;
     },
 

@@ -79,7 +79,10 @@ async function checkServiceRole(pool: pg.Pool): Promise<void> {
   const me = rows[0];
   if (me.superuser || me.bypassrls || me.owns) {
     const why = me.superuser ? "a superuser" : me.bypassrls ? "BYPASSRLS" : "the owner of the tenant tables (or a member of it)";
-    throw new PgStoreError("role_bypasses_rls", `the service must not connect as ${why}: connect as portcullis_app (PORTCULLIS_DATABASE_URL), so row-level security applies`);
+    throw new PgStoreError(
+      "role_bypasses_rls",
+      `the service must not connect as ${why}: connect as portcullis_app (PORTCULLIS_DATABASE_URL), so row-level security applies`,
+    );
   }
 }
 
@@ -96,7 +99,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<DataStore> {
       client.release();
     }
     if (version !== PG_LATEST_VERSION) {
-      throw new PgStoreError("schema_version_mismatch", `database schema version is ${version}, this build expects ${PG_LATEST_VERSION}: run \`portcullis db migrate\``);
+      throw new PgStoreError(
+        "schema_version_mismatch",
+        `database schema version is ${version}, this build expects ${PG_LATEST_VERSION}: run \`portcullis db migrate\``,
+      );
     }
     await checkServiceRole(pool);
   } catch (err) {

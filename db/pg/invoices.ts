@@ -31,7 +31,10 @@ function checkCursorTime(value: unknown): string {
 export function pgInvoicesRepository(session: Session): AsyncInvoicesRepository {
   const getScoped = async (id: string, scope: Scope, on: Session = session): Promise<InvoiceRow | undefined> => {
     const filter = pgScopeFilter("invoices", scope);
-    const { rows } = await on.scoped<InvoiceRow>(filter.tenantId, `SELECT ${COLUMNS} FROM invoices WHERE id = $1 AND ${filter.sql(2)}`, [checkId(id), ...filter.params]);
+    const { rows } = await on.scoped<InvoiceRow>(filter.tenantId, `SELECT ${COLUMNS} FROM invoices WHERE id = $1 AND ${filter.sql(2)}`, [
+      checkId(id),
+      ...filter.params,
+    ]);
     return rows[0];
   };
 
@@ -60,11 +63,11 @@ export function pgInvoicesRepository(session: Session): AsyncInvoicesRepository 
       const filter = pgScopeFilter("invoices", scope);
       if (typeof page !== "object" || page === null) throw new DbInputError("invalid_input", "page must be an object");
       const n = filter.params.length;
-      const { rows } = await session.scoped<InvoiceRow>(filter.tenantId, `SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql(1)} ${NEWEST_FIRST} LIMIT $${n + 1} OFFSET $${n + 2}`, [
-        ...filter.params,
-        checkLimit(page.limit),
-        checkOffset(page.offset),
-      ]);
+      const { rows } = await session.scoped<InvoiceRow>(
+        filter.tenantId,
+        `SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql(1)} ${NEWEST_FIRST} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...filter.params, checkLimit(page.limit), checkOffset(page.offset)],
+      );
       return rows;
     },
 
@@ -74,7 +77,11 @@ export function pgInvoicesRepository(session: Session): AsyncInvoicesRepository 
       const limit = checkLimit(page.limit);
       const n = filter.params.length;
       if (page.after === undefined) {
-        const { rows } = await session.scoped<InvoiceRow>(filter.tenantId, `SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql(1)} ${NEWEST_FIRST} LIMIT $${n + 1}`, [...filter.params, limit]);
+        const { rows } = await session.scoped<InvoiceRow>(
+          filter.tenantId,
+          `SELECT ${COLUMNS} FROM invoices WHERE ${filter.sql(1)} ${NEWEST_FIRST} LIMIT $${n + 1}`,
+          [...filter.params, limit],
+        );
         return rows;
       }
       const after = page.after;
@@ -104,7 +111,10 @@ export function pgInvoicesRepository(session: Session): AsyncInvoicesRepository 
       const wanted = [...new Set(ids.map((id) => checkId(id)))];
       if (wanted.length > MAX_IDS) throw new DbInputError("invalid_input", `at most ${MAX_IDS} ids per request`);
       if (wanted.length === 0) return [];
-      const { rows } = await session.scoped<InvoiceRow>(filter.tenantId, `SELECT ${COLUMNS} FROM invoices WHERE id = ANY($1::text[]) AND ${filter.sql(2)}`, [wanted, ...filter.params]);
+      const { rows } = await session.scoped<InvoiceRow>(filter.tenantId, `SELECT ${COLUMNS} FROM invoices WHERE id = ANY($1::text[]) AND ${filter.sql(2)}`, [
+        wanted,
+        ...filter.params,
+      ]);
       // Requested order, each row once; ids out of scope or unknown are simply absent.
       const byId = new Map(rows.map((r) => [r.id, r]));
       return wanted.flatMap((id) => byId.get(id) ?? []);

@@ -50,17 +50,26 @@ async function checkRoles(client: pg.ClientBase): Promise<void> {
     [APP_ROLE, LOOKUP_ROLE],
   );
   if (!rows[0].app || !rows[0].lookup) {
-    throw new MigrationError("role_missing", `roles ${APP_ROLE} and ${LOOKUP_ROLE} must exist before migrating (scripts/services/postgres.sh creates them; see db/README.md)`);
+    throw new MigrationError(
+      "role_missing",
+      `roles ${APP_ROLE} and ${LOOKUP_ROLE} must exist before migrating (scripts/services/postgres.sh creates them; see db/README.md)`,
+    );
   }
   const member = await client.query<{ app: boolean; lookup: boolean }>(
     "SELECT pg_has_role(current_user, $1, 'MEMBER') AS app, pg_has_role(current_user, $2, 'MEMBER') AS lookup",
     [APP_ROLE, LOOKUP_ROLE],
   );
   if (member.rows[0].app) {
-    throw new MigrationError("migrator_is_service_role", `migrate as the tables' owner (PORTCULLIS_DATABASE_OWNER_URL), not as ${APP_ROLE} or a member of it: tables the service owned, it could take out of row-level security`);
+    throw new MigrationError(
+      "migrator_is_service_role",
+      `migrate as the tables' owner (PORTCULLIS_DATABASE_OWNER_URL), not as ${APP_ROLE} or a member of it: tables the service owned, it could take out of row-level security`,
+    );
   }
   if (!member.rows[0].lookup) {
-    throw new MigrationError("migrator_not_lookup_member", `the migrating role must be a member of ${LOOKUP_ROLE} (GRANT ${LOOKUP_ROLE} TO <owner>) to give it the cross-tenant lookups`);
+    throw new MigrationError(
+      "migrator_not_lookup_member",
+      `the migrating role must be a member of ${LOOKUP_ROLE} (GRANT ${LOOKUP_ROLE} TO <owner>) to give it the cross-tenant lookups`,
+    );
   }
 }
 

@@ -14,7 +14,16 @@
  * past the bound.
  */
 import { checkLimit } from "../sql";
-import { DEFAULT_EVENTS_LIMIT, eventParams, EVENTS_FLUSH_INTERVAL_MS, filterText, MAX_EVENTS_LIMIT, MAX_HELD_EVENTS, normaliseSince, type EventParams } from "../security-events";
+import {
+  DEFAULT_EVENTS_LIMIT,
+  eventParams,
+  EVENTS_FLUSH_INTERVAL_MS,
+  filterText,
+  MAX_EVENTS_LIMIT,
+  MAX_HELD_EVENTS,
+  normaliseSince,
+  type EventParams,
+} from "../security-events";
 import type { AsyncSecurityEventsRepository, StoreSecurityEvents } from "../store";
 import type { WriteBehindStats } from "../write-behind";
 import { asyncWriteBehind } from "../write-behind";

@@ -18,7 +18,19 @@ export async function seedPg(client: pg.ClientBase): Promise<void> {
       await client.query(
         `INSERT INTO users (id, tenant_id, email, display_name, locale, role, account_credit_cents, support_priority, billing_plan, internal_notes, status, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'active', $11)`,
-        [u.id, u.tenant_id, u.email, u.display_name, u.locale, u.role, u.account_credit_cents, u.support_priority, u.billing_plan, u.internal_notes, u.created_at],
+        [
+          u.id,
+          u.tenant_id,
+          u.email,
+          u.display_name,
+          u.locale,
+          u.role,
+          u.account_credit_cents,
+          u.support_priority,
+          u.billing_plan,
+          u.internal_notes,
+          u.created_at,
+        ],
       );
     }
     for (const i of SEED_INVOICES.filter((i) => i.tenant_id === t.id)) {

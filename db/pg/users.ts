@@ -24,7 +24,10 @@ const UPDATABLE: Record<string, { column: "display_name" | "locale"; check: (v: 
 export function pgUsersRepository(session: Session): AsyncUsersRepository {
   const getScoped = async (userId: string, scope: Scope): Promise<UserRow | undefined> => {
     const filter = pgScopeFilter("users", scope);
-    const { rows } = await session.scoped<UserRow>(filter.tenantId, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND ${filter.sql(2)}`, [checkId(userId, "userId"), ...filter.params]);
+    const { rows } = await session.scoped<UserRow>(filter.tenantId, `SELECT ${COLUMNS} FROM users WHERE id = $1 AND ${filter.sql(2)}`, [
+      checkId(userId, "userId"),
+      ...filter.params,
+    ]);
     return rows[0];
   };
 

@@ -8,12 +8,25 @@
  * exactly, whatever the concurrency.
  */
 import type { AsyncVersionCallersRepository } from "../store";
-import { callEntry, FLUSH_INTERVAL_MS, MAX_CLIENTS, MAX_HELD_KEYS, MAX_PENDING_KEYS, mergeCall, OTHER_CLIENT, type PendingCall, type VersionCallerRow } from "../version-callers";
+import {
+  callEntry,
+  FLUSH_INTERVAL_MS,
+  MAX_CLIENTS,
+  MAX_HELD_KEYS,
+  MAX_PENDING_KEYS,
+  mergeCall,
+  OTHER_CLIENT,
+  type PendingCall,
+  type VersionCallerRow,
+} from "../version-callers";
 import { asyncWriteBehind, type WriteBehindStats } from "../write-behind";
 import { sinceDayParams } from "./since";
 import type { Session } from "./session";
 
-export function pgVersionCallersRepository(session: Session, now: () => Date = () => new Date()): AsyncVersionCallersRepository & { stats(): WriteBehindStats } {
+export function pgVersionCallersRepository(
+  session: Session,
+  now: () => Date = () => new Date(),
+): AsyncVersionCallersRepository & { stats(): WriteBehindStats } {
   const counts = asyncWriteBehind<PendingCall>({
     intervalMs: FLUSH_INTERVAL_MS,
     flushAtKeys: MAX_PENDING_KEYS,

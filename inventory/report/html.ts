@@ -30,7 +30,9 @@ export function inventoryHtml(r: InventoryResult): string {
   const byClass = count(risky.map((x) => x.class));
   const findingsByKind = count(r.findings.map((f) => f.kind));
   const failingIds = new Set(r.failing.map((f) => f.id));
-  const findings = [...r.findings].sort((a, b) => Number(failingIds.has(b.id)) - Number(failingIds.has(a.id)) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  const findings = [...r.findings].sort(
+    (a, b) => Number(failingIds.has(b.id)) - Number(failingIds.has(a.id)) || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0),
+  );
   const undocumented = r.records.filter((x) => !x.documented).length;
 
   const body = `
@@ -47,25 +49,42 @@ ${tiles([
 ])}
 
 <h2 id="findings">Findings</h2>
-${findings.length === 0 ? '<p class="empty">No findings.</p>' : `
-<div class="grid"><figure><figcaption>Findings by kind</figcaption>${hbars("findings-by-kind", findingsByKind.map(([kind, n]) => ({ label: kind, value: n })), COLORS.warn)}</figure></div>
+${
+  findings.length === 0
+    ? '<p class="empty">No findings.</p>'
+    : `
+<div class="grid"><figure><figcaption>Findings by kind</figcaption>${hbars(
+        "findings-by-kind",
+        findingsByKind.map(([kind, n]) => ({ label: kind, value: n })),
+        COLORS.warn,
+      )}</figure></div>
 ${table(
   ["status", "finding", "detail", "acknowledgement"],
   findings.map((f) => [
     failingIds.has(f.id) ? '<b class="fail">FAIL</b>' : f.acknowledged ? "accepted" : "-",
-    `<code>${esc(f.id)}</code>`, esc(f.detail),
+    `<code>${esc(f.id)}</code>`,
+    esc(f.detail),
     f.acknowledged ? esc(`${f.acknowledged.owner} until ${f.acknowledged.expires}: ${f.acknowledged.reason}`) : "-",
   ]),
   { attrs: 'id="findings-table"' },
-)}`}
+)}`
+}
 
 <h2 id="risk">Risk distribution</h2>
 <div class="grid">
 <figure><figcaption>Records by risk level</figcaption>
-${hbars("risk-levels", byLevel.map((l) => ({ label: l.level, value: l.count, color: COLORS.risk[l.level] })), COLORS.neutral)}
+${hbars(
+  "risk-levels",
+  byLevel.map((l) => ({ label: l.level, value: l.count, color: COLORS.risk[l.level] })),
+  COLORS.neutral,
+)}
 </figure>
 <figure><figcaption>Critical and high-risk records by class</figcaption>
-${hbars("risky-by-class", byClass.map(([cls, n]) => ({ label: cls, value: n })), COLORS.risk.high)}
+${hbars(
+  "risky-by-class",
+  byClass.map(([cls, n]) => ({ label: cls, value: n })),
+  COLORS.risk.high,
+)}
 </figure>
 </div>
 
@@ -85,14 +104,33 @@ ${r.records.map(row).join("\n")}
 ${table(
   ["version", "owner", "declared", "state", "sunset", "probe", "traffic", "parity", "ready to remove", "blocker"],
   r.versions.map((v) => [
-    esc(v.name), esc(v.owner), esc(v.declared ?? "-"), esc(v.state), esc(v.sunset ?? "-"), esc(`${v.probe.path}: ${v.probe.status} ${v.probe.result}`),
+    esc(v.name),
+    esc(v.owner),
+    esc(v.declared ?? "-"),
+    esc(v.state),
+    esc(v.sunset ?? "-"),
+    esc(`${v.probe.path}: ${v.probe.status} ${v.probe.result}`),
     v.traffic.requests === null ? "unmeasured" : esc(`${v.traffic.requests} in ${v.traffic.window_days} days (last ${v.traffic.last_seen ?? "never"})`),
-    esc(v.parity), v.readyToRemove ? "<b>yes</b>" : "no", esc(v.blocker),
+    esc(v.parity),
+    v.readyToRemove ? "<b>yes</b>" : "no",
+    esc(v.blocker),
   ]),
 )}
-<p>Ready to remove: ${esc(r.versions.filter((v) => v.readyToRemove).map((v) => v.name).join(", ") || "none")}. The lifecycle on a timeline: <code>portcullis versions --html FILE</code>.</p>
+<p>Ready to remove: ${esc(
+    r.versions
+      .filter((v) => v.readyToRemove)
+      .map((v) => v.name)
+      .join(", ") || "none",
+  )}. The lifecycle on a timeline: <code>portcullis versions --html FILE</code>.</p>
 <h2>Security parity between versions</h2>
-${r.parity.length === 0 ? "<p>No drift between reachable versions.</p>" : table(["route", "persona", "aspect", "versions", "detail"], r.parity.map((d) => [esc(d.route), esc(d.persona), esc(d.aspect), esc(d.versions.join(" / ")), esc(d.detail)]))}
+${
+  r.parity.length === 0
+    ? "<p>No drift between reachable versions.</p>"
+    : table(
+        ["route", "persona", "aspect", "versions", "detail"],
+        r.parity.map((d) => [esc(d.route), esc(d.persona), esc(d.aspect), esc(d.versions.join(" / ")), esc(d.detail)]),
+      )
+}
 <h2>Notes</h2>
 <ul>${r.notes.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>`;
   return page({ title: "Portcullis route inventory", body, style: STYLE, script: FILTER_SCRIPT });
@@ -101,14 +139,18 @@ ${r.parity.length === 0 ? "<p>No drift between reachable versions.</p>" : table(
 function row(x: InventoryRecord): string {
   const data = { method: x.method, version: x.version, class: x.class, risk: x.risk.level, documented: x.documented ? "yes" : "no" };
   const text = [x.method, x.endpoint, x.version, x.class, x.owner, x.routeId ?? "", ...x.flags, ...x.sources].join(" ").toLowerCase();
-  return `<tr ${Object.entries(data).map(([k, v]) => `data-${k}="${esc(v)}"`).join(" ")} data-text="${esc(text)}">` +
+  return (
+    `<tr ${Object.entries(data)
+      .map(([k, v]) => `data-${k}="${esc(v)}"`)
+      .join(" ")} data-text="${esc(text)}">` +
     `<td>${esc(x.method)}</td>` +
     `<td><details><summary><code>${esc(x.endpoint)}</code></summary><small>route ${esc(x.routeId ?? "(none)")}; sources ${esc(x.sources.join(", "))}; ` +
     `${esc(x.traffic)} requests counted; next test: ${esc(x.nextTest)}<br>risk: ${esc(x.risk.reasons.join("; "))}</small></details></td>` +
     `<td>${esc(x.version)}</td><td>${esc(x.class)}${x.flags.length > 1 ? `<br><small>${esc(x.flags.filter((f) => f !== x.class).join(", "))}</small>` : ""}</td>` +
     `<td>${x.documented ? "yes" : "<b>no</b>"}</td><td>${esc(x.owner)}</td>` +
     `<td><span class="risk ${esc(x.risk.level)}" title="${esc(x.risk.reasons.join("; "))}">${esc(x.risk.level)} ${x.risk.score}</span></td>` +
-    `<td>${esc(x.auth.summary)}</td><td><small>${esc(x.lastSeen)}</small></td></tr>`;
+    `<td>${esc(x.auth.summary)}</td><td><small>${esc(x.lastSeen)}</small></td></tr>`
+  );
 }
 
 function select(name: (typeof FILTERS)[number], records: InventoryRecord[]): string {

@@ -53,24 +53,55 @@ ${legend([...Object.entries(STATE_COLORS).map(([name, color]) => ({ name, color 
 ${timeline(r, now)}
 <h2>Versions</h2>
 ${table(
-  ["version", "owner", "state", "declared", "sunset", "days to sunset", "requests (window)", "last seen", "parity", "ready to remove", "blocker", "removal plan"],
+  [
+    "version",
+    "owner",
+    "state",
+    "declared",
+    "sunset",
+    "days to sunset",
+    "requests (window)",
+    "last seen",
+    "parity",
+    "ready to remove",
+    "blocker",
+    "removal plan",
+  ],
   r.versions.map((v) => [
-    `<b>${esc(v.name)}</b>${v.client ? `<br><small>for ${esc(v.client)}</small>` : ""}`, esc(v.owner),
-    `<span style="color:${STATE_COLORS[v.state]};font-weight:600">${esc(v.state)}</span>`, esc(v.declared ?? "-"), esc(v.sunset?.slice(0, 10) ?? "-"),
+    `<b>${esc(v.name)}</b>${v.client ? `<br><small>for ${esc(v.client)}</small>` : ""}`,
+    esc(v.owner),
+    `<span style="color:${STATE_COLORS[v.state]};font-weight:600">${esc(v.state)}</span>`,
+    esc(v.declared ?? "-"),
+    esc(v.sunset?.slice(0, 10) ?? "-"),
     v.sunset ? String(Math.ceil((Date.parse(v.sunset) - now) / DAY)) : "-",
-    v.traffic.requests === null ? "unmeasured" : String(v.traffic.requests), esc(v.traffic.last_seen ?? "never"),
-    esc(v.parity), v.readyToRemove ? "<b>yes</b>" : "no", esc(v.blocker), esc(v.removalPlan),
+    v.traffic.requests === null ? "unmeasured" : String(v.traffic.requests),
+    esc(v.traffic.last_seen ?? "never"),
+    esc(v.parity),
+    v.readyToRemove ? "<b>yes</b>" : "no",
+    esc(v.blocker),
+    esc(v.removalPlan),
   ]),
   { numeric: [5, 6], attrs: 'id="versions-table"' },
 )}
 <h2>Who still calls deprecated versions</h2>
-${r.callers.length === 0 ? '<p class="empty">nobody measured in the window</p>' : table(
-  ["version", "actor", "tenant", "client", "requests", "last seen"],
-  r.callers.map((c) => [esc(c.version), esc(c.actor), esc(c.tenant ?? "-"), esc(c.client), String(c.requests), esc(c.lastSeen)]),
-  { numeric: [4] },
-)}
+${
+  r.callers.length === 0
+    ? '<p class="empty">nobody measured in the window</p>'
+    : table(
+        ["version", "actor", "tenant", "client", "requests", "last seen"],
+        r.callers.map((c) => [esc(c.version), esc(c.actor), esc(c.tenant ?? "-"), esc(c.client), String(c.requests), esc(c.lastSeen)]),
+        { numeric: [4] },
+      )
+}
 <h2>Security parity between versions</h2>
-${r.parity.length === 0 ? "<p>No drift between reachable versions.</p>" : table(["route", "persona", "aspect", "versions", "detail"], r.parity.map((d) => [esc(d.route), esc(d.persona), esc(d.aspect), esc(d.versions.join(" / ")), esc(d.detail)]))}
+${
+  r.parity.length === 0
+    ? "<p>No drift between reachable versions.</p>"
+    : table(
+        ["route", "persona", "aspect", "versions", "detail"],
+        r.parity.map((d) => [esc(d.route), esc(d.persona), esc(d.aspect), esc(d.versions.join(" / ")), esc(d.detail)]),
+      )
+}
 ${r.notes.length > 0 ? `<h2>Notes</h2><ul>${r.notes.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>` : ""}`;
   return page({ title: "Portcullis API version lifecycle", body });
 }
@@ -87,7 +118,12 @@ function timeline(r: LifecycleReport, now: number): string {
   const sunsets = r.versions.map((v) => (v.sunset ? Date.parse(v.sunset) : NaN)).filter((t) => !Number.isNaN(t));
   const start = Math.min(now - 90 * DAY, ...sunsets.map((t) => t - 30 * DAY));
   const end = Math.min(now + 730 * DAY, Math.max(now + 180 * DAY, ...sunsets.map((t) => t + 45 * DAY)));
-  const labelW = 150, axisW = 620, trendX = labelW + axisW + 30, trendW = 150, rowH = 30, top = 26;
+  const labelW = 150,
+    axisW = 620,
+    trendX = labelW + axisW + 30,
+    trendW = 150,
+    rowH = 30,
+    top = 26;
   const width = trendX + trendW + 70;
   const height = top + r.versions.length * rowH + 10;
   const x = (t: number) => labelW + (axisW * (Math.min(Math.max(t, start), end) - start)) / (end - start);
@@ -100,7 +136,9 @@ function timeline(r: LifecycleReport, now: number): string {
     if (first < start) continue;
     const month = d.getUTCMonth();
     const label = month === 0 ? String(d.getUTCFullYear()) : month % every === 0 ? String(month + 1).padStart(2, "0") : "";
-    months.push(`<line x1="${x(first)}" x2="${x(first)}" y1="${top - 6}" y2="${height - 6}" stroke="${COLORS.grid}"/>${label ? `<text x="${x(first)}" y="${top - 10}" text-anchor="middle"${month === 0 ? ' font-weight="600"' : ""}>${label}</text>` : ""}`);
+    months.push(
+      `<line x1="${x(first)}" x2="${x(first)}" y1="${top - 6}" y2="${height - 6}" stroke="${COLORS.grid}"/>${label ? `<text x="${x(first)}" y="${top - 10}" text-anchor="middle"${month === 0 ? ' font-weight="600"' : ""}>${label}</text>` : ""}`,
+    );
   }
   const days = r.trend.days.length;
   const rows = r.versions.map((v, i) => {
@@ -109,27 +147,35 @@ function timeline(r: LifecycleReport, now: number): string {
     const barEnd = sunset === null ? end : sunset;
     const color = STATE_COLORS[v.state];
     const past = sunset !== null && sunset <= now;
-    const marker = sunset === null ? "" :
-      `<path d="M${x(sunset)} ${y + 4} l6 8 l-6 8 l-6 -8 z" fill="#263238"/>` +
-      `<text x="${x(sunset) + (x(sunset) > labelW + axisW - 110 ? -10 : 10)}" y="${y + 16}" text-anchor="${x(sunset) > labelW + axisW - 110 ? "end" : "start"}">sunset ${esc(v.sunset!.slice(0, 10))}${sunset > end ? " →" : ""}</text>`;
+    const marker =
+      sunset === null
+        ? ""
+        : `<path d="M${x(sunset)} ${y + 4} l6 8 l-6 8 l-6 -8 z" fill="#263238"/>` +
+          `<text x="${x(sunset) + (x(sunset) > labelW + axisW - 110 ? -10 : 10)}" y="${y + 16}" text-anchor="${x(sunset) > labelW + axisW - 110 ? "end" : "start"}">sunset ${esc(v.sunset!.slice(0, 10))}${sunset > end ? " →" : ""}</text>`;
     const perDay = r.trend.versions[v.name] ?? null;
     const total = perDay === null ? null : perDay.reduce((a, b) => a + b, 0);
     const colW = trendW / Math.max(1, days);
     // Each version on its own scale: the shape of its trend matters, the sum beside it gives the size.
     const maxDay = Math.max(1, ...(perDay ?? []));
-    const spark = perDay === null
-      ? `<text x="${trendX}" y="${y + 16}" class="muted">${v.traffic.requests === null ? "unmeasured" : "no requests"}</text>`
-      : `<g class="trend" data-days="${perDay.join(",")}">${perDay.map((n, d) => (n === 0 ? "" : `<rect x="${(trendX + d * colW).toFixed(1)}" y="${(y + 22 - (18 * n) / maxDay).toFixed(1)}" width="${Math.max(1, colW - 1).toFixed(1)}" height="${((18 * n) / maxDay).toFixed(1)}" fill="${color}"><title>${esc(`${r.trend.days[d]}: ${n}`)}</title></rect>`)).join("")}` +
-        `<line x1="${trendX}" x2="${trendX + trendW}" y1="${y + 22}" y2="${y + 22}" stroke="#90a4ae"/></g>`;
-    return `<g data-version="${esc(v.name)}" data-state="${esc(v.state)}" data-sunset="${esc(v.sunset?.slice(0, 10) ?? "")}" data-requests="${total ?? ""}">` +
+    const spark =
+      perDay === null
+        ? `<text x="${trendX}" y="${y + 16}" class="muted">${v.traffic.requests === null ? "unmeasured" : "no requests"}</text>`
+        : `<g class="trend" data-days="${perDay.join(",")}">${perDay.map((n, d) => (n === 0 ? "" : `<rect x="${(trendX + d * colW).toFixed(1)}" y="${(y + 22 - (18 * n) / maxDay).toFixed(1)}" width="${Math.max(1, colW - 1).toFixed(1)}" height="${((18 * n) / maxDay).toFixed(1)}" fill="${color}"><title>${esc(`${r.trend.days[d]}: ${n}`)}</title></rect>`)).join("")}` +
+          `<line x1="${trendX}" x2="${trendX + trendW}" y1="${y + 22}" y2="${y + 22}" stroke="#90a4ae"/></g>`;
+    return (
+      `<g data-version="${esc(v.name)}" data-state="${esc(v.state)}" data-sunset="${esc(v.sunset?.slice(0, 10) ?? "")}" data-requests="${total ?? ""}">` +
       `<text x="${labelW - 8}" y="${y + 16}" text-anchor="end"><tspan font-weight="600">${esc(v.name)}</tspan> ${esc(v.state)}</text>` +
       `<rect x="${x(start)}" y="${y + 6}" width="${Math.max(0, x(barEnd) - x(start)).toFixed(1)}" height="${rowH - 14}" fill="${color}" opacity="${past ? 0.45 : 0.85}"/>` +
       (sunset !== null && barEnd < end ? `<rect x="${x(barEnd)}" y="${y + 12}" width="${(x(end) - x(barEnd)).toFixed(1)}" height="4" fill="#e0e0e0"/>` : "") +
-      marker + spark +
-      `<text x="${trendX + trendW + 6}" y="${y + 16}">${total === null ? "" : total}</text></g>`;
+      marker +
+      spark +
+      `<text x="${trendX + trendW + 6}" y="${y + 16}">${total === null ? "" : total}</text></g>`
+    );
   });
   const today = `<line x1="${x(now)}" x2="${x(now)}" y1="${top - 6}" y2="${height - 4}" stroke="${COLORS.accent}" stroke-width="2"/><text x="${x(now)}" y="${height + 8}" text-anchor="middle" fill="${COLORS.accent}">today</text>`;
   const head = `<text x="${trendX}" y="${top - 10}">requests per day (${days} days)</text>`;
-  return `<svg id="timeline" viewBox="0 0 ${width} ${height + 12}" width="${width}" height="${height + 12}" role="img" aria-label="version timeline" xmlns="http://www.w3.org/2000/svg">` +
-    `<style>.muted{fill:#78909c}</style>${months.join("")}${rows.join("")}${today}${head}</svg>`;
+  return (
+    `<svg id="timeline" viewBox="0 0 ${width} ${height + 12}" width="${width}" height="${height + 12}" role="img" aria-label="version timeline" xmlns="http://www.w3.org/2000/svg">` +
+    `<style>.muted{fill:#78909c}</style>${months.join("")}${rows.join("")}${today}${head}</svg>`
+  );
 }

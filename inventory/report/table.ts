@@ -10,7 +10,11 @@ import type { InventoryResult, VersionLifecycle } from "../types";
 /** Columns padded to their widest cell; the last column is not padded. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n") + "\n";
 }
 
@@ -41,8 +45,17 @@ export function inventoryTable(r: InventoryResult): string {
     table(
       ["METHOD", "ENDPOINT", "VERSION", "CLASS", "DOC", "OWNER", "RISK", "ANON", "MEMBER", "SOURCES", "LAST SEEN"],
       r.records.map((x) => [
-        x.method, x.endpoint, x.version, x.class, x.documented ? "yes" : "no", x.owner, `${x.risk.level}(${x.risk.score})`,
-        short(x.auth.anonymous), short(x.auth.member), x.sources.join(","), x.lastSeen,
+        x.method,
+        x.endpoint,
+        x.version,
+        x.class,
+        x.documented ? "yes" : "no",
+        x.owner,
+        `${x.risk.level}(${x.risk.score})`,
+        short(x.auth.anonymous),
+        short(x.auth.member),
+        x.sources.join(","),
+        x.lastSeen,
       ]),
     ),
   );

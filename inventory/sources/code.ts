@@ -107,13 +107,15 @@ class FileScanner {
       const names = p.parameters.map((x) => (ts.isIdentifier(x.name) ? x.name.text : ""));
       const bindings = this.bindingsFor(p);
       if (bindings.length === 0) continue;
-      envs = envs.flatMap((env) => bindings.map((b) => {
-        const next = new Map(env);
-        names.forEach((n, i) => {
-          if (n && b[i] !== undefined && !next.has(n)) next.set(n, b[i]);
-        });
-        return next;
-      }));
+      envs = envs.flatMap((env) =>
+        bindings.map((b) => {
+          const next = new Map(env);
+          names.forEach((n, i) => {
+            if (n && b[i] !== undefined && !next.has(n)) next.set(n, b[i]);
+          });
+          return next;
+        }),
+      );
     }
     return envs;
   }
@@ -161,7 +163,12 @@ class FileScanner {
           }
         }
       }
-      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && EXPRESS_METHODS.has(node.expression.name.text) && node.arguments.length >= 2) {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        EXPRESS_METHODS.has(node.expression.name.text) &&
+        node.arguments.length >= 2
+      ) {
         const first = node.arguments[0];
         const literal = ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first) ? first.text : null;
         if (literal !== null && literal.startsWith("/")) {

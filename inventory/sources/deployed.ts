@@ -17,7 +17,12 @@ import type { Sighting } from "../types";
 export function deployedSightings(app: Express): Sighting[] {
   return servedRoutes(app).map((served) => {
     const [method, p] = served.split(" ", 2);
-    return { source: "deployed" as const, method: method === "ALL" ? "*" : method, path: p.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}"), where: "express router" };
+    return {
+      source: "deployed" as const,
+      method: method === "ALL" ? "*" : method,
+      path: p.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}"),
+      where: "express router",
+    };
   });
 }
 
@@ -27,6 +32,13 @@ export interface RegistrySighting extends Sighting {
 
 export function registrySightings(routes: RouteRecord[]): RegistrySighting[] {
   return routes.flatMap((record) =>
-    record.paths.map((p) => ({ source: "registry" as const, method: record.method, path: p, where: `registry:${record.id}`, record, params: record.params.map((x) => x.name) })),
+    record.paths.map((p) => ({
+      source: "registry" as const,
+      method: record.method,
+      path: p,
+      where: `registry:${record.id}`,
+      record,
+      params: record.params.map((x) => x.name),
+    })),
   );
 }

@@ -81,8 +81,14 @@ export async function readTrafficPg(url: string, since: string): Promise<Traffic
 
 function observationOf(r: TrafficRow): Observation {
   return {
-    method: r.method, template: r.template, version: r.version, status: r.status,
-    actorClass: r.actor_class, count: r.count, lastSeen: r.last_seen, probe: r.probe === 1,
+    method: r.method,
+    template: r.template,
+    version: r.version,
+    status: r.status,
+    actorClass: r.actor_class,
+    count: r.count,
+    lastSeen: r.last_seen,
+    probe: r.probe === 1,
   };
 }
 
@@ -100,14 +106,17 @@ function describeDatabase(url: string): string {
 export function templateMatcher(templates: string[]): (p: string) => { template: string; version?: string } | undefined {
   const compiled = templates.map((t) => {
     const names: string[] = [];
-    const source = t.split(/(\{[A-Za-z_][A-Za-z0-9_]*\})/).map((part) => {
-      const m = /^\{(.+)\}$/.exec(part);
-      if (m) {
-        names.push(m[1]);
-        return "([^/]+)";
-      }
-      return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    }).join("");
+    const source = t
+      .split(/(\{[A-Za-z_][A-Za-z0-9_]*\})/)
+      .map((part) => {
+        const m = /^\{(.+)\}$/.exec(part);
+        if (m) {
+          names.push(m[1]);
+          return "([^/]+)";
+        }
+        return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      })
+      .join("");
     return { t, names, re: new RegExp(`^${source}$`) };
   });
   return (p) => {

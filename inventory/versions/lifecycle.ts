@@ -106,7 +106,8 @@ export function buildLifecycle(input: LifecycleInput): VersionLifecycle[] {
       if (!d?.sunset) blockers.push("no sunset date declared");
       else if (!sunsetPassed) blockers.push(`sunset ${d.sunset.slice(0, 10)} not reached`);
       if (requests === null) blockers.push("traffic not measured (no traffic source)");
-      else if (requests > removal.max_requests) blockers.push(`${requests} requests in ${removal.window_days} days, above the threshold of ${removal.max_requests}`);
+      else if (requests > removal.max_requests)
+        blockers.push(`${requests} requests in ${removal.window_days} days, above the threshold of ${removal.max_requests}`);
     }
     if (!d) blockers.push("not declared in versions.json: find an owner or refuse it");
     if (d && d.state === "Retired" && live) blockers.push(`declared Retired but ${probe.path} answers ${probe.status}`);

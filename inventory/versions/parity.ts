@@ -130,7 +130,10 @@ export async function checkParity(target: Target, routes: RouteRecord[], version
               continue;
             }
             defects.push({
-              route: routeName, persona, aspect, versions: [names[i], names[j]],
+              route: routeName,
+              persona,
+              aspect,
+              versions: [names[i], names[j]],
               detail: `${names[i]}: ${a.fp[aspect] ?? "(not measured)"} | ${names[j]}: ${b.fp[aspect] ?? "(not measured)"}`,
             });
           }
@@ -143,5 +146,7 @@ export async function checkParity(target: Target, routes: RouteRecord[], version
 
 /** Probes one persona × version × route combination count, for progress bars. */
 export function parityWork(routes: RouteRecord[], versions: string[]): number {
-  return versions.length < 2 ? 0 : routes.reduce((n, r) => n + PERSONAS.length * versions.filter((v) => r.versions === "*" || r.versions.includes(v)).length, 0);
+  return versions.length < 2
+    ? 0
+    : routes.reduce((n, r) => n + PERSONAS.length * versions.filter((v) => r.versions === "*" || r.versions.includes(v)).length, 0);
 }

@@ -14,8 +14,27 @@ import type { Target } from "../target";
 import type { ProbeResult } from "../types";
 
 export const GUESSED_VERSIONS = [
-  "v0", "v1", "v2", "v3", "v4", "v5", "beta", "alpha", "legacy", "old", "internal", "mobile", "partner",
-  "test", "dev", "staging", "preview", "next", "latest", "canary", "private",
+  "v0",
+  "v1",
+  "v2",
+  "v3",
+  "v4",
+  "v5",
+  "beta",
+  "alpha",
+  "legacy",
+  "old",
+  "internal",
+  "mobile",
+  "partner",
+  "test",
+  "dev",
+  "staging",
+  "preview",
+  "next",
+  "latest",
+  "canary",
+  "private",
 ];
 
 export interface VersionProbe {

@@ -66,9 +66,12 @@ export class HttpBundleSource implements BundleSource {
     if (this.stopping.signal.aborted) return;
     const min = this.options.minDelayMs ?? 60_000;
     const max = Math.max(min, this.options.maxDelayMs ?? 120_000);
-    this.timer = setTimeout(() => {
-      void this.check().finally(() => this.scheduleNext());
-    }, min + Math.random() * (max - min));
+    this.timer = setTimeout(
+      () => {
+        void this.check().finally(() => this.scheduleNext());
+      },
+      min + Math.random() * (max - min),
+    );
     this.timer.unref();
   }
 

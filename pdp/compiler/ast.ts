@@ -19,46 +19,92 @@ export interface Location {
 
 // ---------------------------------------------------------------- terms
 
-export interface NullTerm { type: "null"; loc: Location }
-export interface BooleanTerm { type: "boolean"; value: boolean; loc: Location }
+export interface NullTerm {
+  type: "null";
+  loc: Location;
+}
+export interface BooleanTerm {
+  type: "boolean";
+  value: boolean;
+  loc: Location;
+}
 /** Numbers keep their literal text (`3.0`, `1e3`, `-7`): precision is decided downstream. */
-export interface NumberTerm { type: "number"; value: string; loc: Location }
-export interface StringTerm { type: "string"; value: string; loc: Location }
+export interface NumberTerm {
+  type: "number";
+  value: string;
+  loc: Location;
+}
+export interface StringTerm {
+  type: "string";
+  value: string;
+  loc: Location;
+}
 /** A variable. `_` is kept as written; the checker renames each wildcard apart. */
-export interface VarTerm { type: "var"; name: string; loc: Location }
+export interface VarTerm {
+  type: "var";
+  name: string;
+  loc: Location;
+}
 /**
  * A reference: `terms[0]` is the head (a var such as `data`, `input`, `x`, or a
  * call / composite / comprehension term), the rest are the path operands.
  * `a.b[c]["d"]` is `[var a, string "b", var c, string "d"]`.
  */
-export interface RefTerm { type: "ref"; terms: Term[]; loc: Location }
-export interface ArrayTerm { type: "array"; items: Term[]; loc: Location }
+export interface RefTerm {
+  type: "ref";
+  terms: Term[];
+  loc: Location;
+}
+export interface ArrayTerm {
+  type: "array";
+  items: Term[];
+  loc: Location;
+}
 /** Object literal; entries in source order (duplicate keys are a runtime matter). */
-export interface ObjectTerm { type: "object"; items: Array<[Term, Term]>; loc: Location }
+export interface ObjectTerm {
+  type: "object";
+  items: Array<[Term, Term]>;
+  loc: Location;
+}
 /** Set literal; `set()` is the empty set. */
-export interface SetTerm { type: "set"; items: Term[]; loc: Location }
-export interface ArrayComprehension { type: "arraycompr"; term: Term; body: Body; loc: Location }
-export interface SetComprehension { type: "setcompr"; term: Term; body: Body; loc: Location }
-export interface ObjectComprehension { type: "objectcompr"; key: Term; value: Term; body: Body; loc: Location }
+export interface SetTerm {
+  type: "set";
+  items: Term[];
+  loc: Location;
+}
+export interface ArrayComprehension {
+  type: "arraycompr";
+  term: Term;
+  body: Body;
+  loc: Location;
+}
+export interface SetComprehension {
+  type: "setcompr";
+  term: Term;
+  body: Body;
+  loc: Location;
+}
+export interface ObjectComprehension {
+  type: "objectcompr";
+  key: Term;
+  value: Term;
+  body: Body;
+  loc: Location;
+}
 /**
  * A call. `op` is the callee's name as a ref: `count` is `[var count]`,
  * `data.lib.f` is `[var data, string lib, string f]`, `object.get` is
  * `[var object, string get]`. Infix operators are calls too (see file comment).
  */
-export interface CallTerm { type: "call"; op: RefTerm; args: Term[]; loc: Location }
+export interface CallTerm {
+  type: "call";
+  op: RefTerm;
+  args: Term[];
+  loc: Location;
+}
 
 export type ScalarTerm = NullTerm | BooleanTerm | NumberTerm | StringTerm;
-export type Term =
-  | ScalarTerm
-  | VarTerm
-  | RefTerm
-  | ArrayTerm
-  | ObjectTerm
-  | SetTerm
-  | ArrayComprehension
-  | SetComprehension
-  | ObjectComprehension
-  | CallTerm;
+export type Term = ScalarTerm | VarTerm | RefTerm | ArrayTerm | ObjectTerm | SetTerm | ArrayComprehension | SetComprehension | ObjectComprehension | CallTerm;
 
 // ---------------------------------------------------------------- expressions
 

@@ -8,12 +8,7 @@
  */
 import type { Location } from "./ast";
 
-export type CompileErrorCode =
-  | "rego_parse_error"
-  | "rego_compile_error"
-  | "rego_type_error"
-  | "rego_unsafe_var_error"
-  | "rego_recursion_error";
+export type CompileErrorCode = "rego_parse_error" | "rego_compile_error" | "rego_type_error" | "rego_unsafe_var_error" | "rego_recursion_error";
 
 export class CompileError extends Error {
   constructor(

@@ -11,7 +11,18 @@
  * `undefined`, which the SDK hands to the module as "no value". That is what
  * the native builtins do, as Wasm has no strict builtin-error mode.
  */
-import { X509Certificate, constants, createHmac, createPrivateKey, createPublicKey, sign as cryptoSign, timingSafeEqual, verify as cryptoVerify, type JsonWebKey, type KeyObject } from "node:crypto";
+import {
+  X509Certificate,
+  constants,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  sign as cryptoSign,
+  timingSafeEqual,
+  verify as cryptoVerify,
+  type JsonWebKey,
+  type KeyObject,
+} from "node:crypto";
 import { JWS_SIGN_HOST_BUILTIN } from "./builtins/spec";
 import { latin1, pemDecode } from "./host-x509/pem";
 
@@ -487,4 +498,3 @@ export function jwtBuiltins(now: () => number): Record<string, HostFn> {
   }
   return fns;
 }
-

@@ -115,7 +115,14 @@ function probeExpr(p: Probe): Expr {
     kind: "term",
     term: {
       type: "call",
-      op: { type: "ref", terms: [{ type: "var", name: "internal", loc }, { type: "string", value: "probe", loc }], loc },
+      op: {
+        type: "ref",
+        terms: [
+          { type: "var", name: "internal", loc },
+          { type: "string", value: "probe", loc },
+        ],
+        loc,
+      },
       args: [{ type: "number", value: String(p.id), loc }],
       loc,
     },

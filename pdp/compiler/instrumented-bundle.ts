@@ -32,10 +32,15 @@ export async function loadInstrumented(bundleBytes: Uint8Array, entrypoint: stri
   const files = [...bundle.files].filter(([name]) => name.endsWith(".rego") && !name.endsWith("_test.rego"));
   if (files.length === 0) throw new Error("the bundle carries no Rego sources: its rules cannot be traced");
   const sources = new Map(files.map(([name, bytes]) => [name.slice(1), utf8.decode(bytes)]));
-  const { wasm, probes = [] } = compile([...sources].map(([file, source]) => ({ file, source, regoVersion })), { entrypoints: [entrypoint], instrument: true });
+  const { wasm, probes = [] } = compile(
+    [...sources].map(([file, source]) => ({ file, source, regoVersion })),
+    { entrypoints: [entrypoint], instrument: true },
+  );
   const fired: number[] = [];
   const clock = new EvaluationClock();
-  const policy = await loadSizedPolicy(wasm, bundle.data, { builtins: { ...clock.builtins(), "internal.probe": (id: unknown) => (fired.push(id as number), true) } });
+  const policy = await loadSizedPolicy(wasm, bundle.data, {
+    builtins: { ...clock.builtins(), "internal.probe": (id: unknown) => (fired.push(id as number), true) },
+  });
   return {
     revision: bundle.manifest.revision,
     entrypoint,

@@ -34,18 +34,38 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_number_int: { params: ["i32"], result: "i32", doc: "number from a 32-bit integer" },
   rt_number_ref: { params: ["i32", "i32"], result: "i32", doc: "number from its literal text (UTF-8 ptr, len)" },
   rt_string: { params: ["i32", "i32"], result: "i32", doc: "string from UTF-8 bytes (ptr, len); copies nothing it does not need" },
-  rt_string_const: { params: ["i32", "i32"], result: "i32", doc: "rt_string for a constant built by the start function: also entered in the intern table the JSON parser reuses" },
+  rt_string_const: {
+    params: ["i32", "i32"],
+    result: "i32",
+    doc: "rt_string for a constant built by the start function: also entered in the intern table the JSON parser reuses",
+  },
   rt_intern_seal: { params: [], result: null, doc: "end of the start function's constants: the intern table takes no more entries" },
   rt_array_new: { params: ["i32"], result: "i32", doc: "empty array with the given capacity hint" },
   rt_array_append: { params: ["i32", "i32"], result: null, doc: "append value to array" },
   rt_object_new: { params: [], result: "i32", doc: "empty object" },
   rt_object_insert: { params: ["i32", "i32", "i32"], result: null, doc: "object[key] = value (replace)" },
-  rt_object_insert_once: { params: ["i32", "i32", "i32"], result: null, doc: "object[key] = value; opa_abort(eval_conflict_error) if key holds a different value" },
-  rt_object_merge: { params: ["i32", "i32"], result: "i32", doc: "deep merge, a wins on non-object leaves and is returned as is if either is not an object (OPA); 0 if either is undefined" },
+  rt_object_insert_once: {
+    params: ["i32", "i32", "i32"],
+    result: null,
+    doc: "object[key] = value; opa_abort(eval_conflict_error) if key holds a different value",
+  },
+  rt_object_merge: {
+    params: ["i32", "i32"],
+    result: "i32",
+    doc: "deep merge, a wins on non-object leaves and is returned as is if either is not an object (OPA); 0 if either is undefined",
+  },
   rt_set_new: { params: [], result: "i32", doc: "empty set" },
   rt_set_add: { params: ["i32", "i32"], result: null, doc: "add value to set" },
-  rt_set_from_array: { params: ["i32"], result: "i32", doc: "the set of an array's elements (a set comprehension collected as an array, sorted once); the array is consumed (may become the set's storage)" },
-  rt_object_from_arrays_once: { params: ["i32", "i32"], result: "i32", doc: "object of keys[i] -> vals[i] (an object comprehension collected as two arrays, sorted once); opa_abort(eval_conflict_error) if a key repeats with a different value" },
+  rt_set_from_array: {
+    params: ["i32"],
+    result: "i32",
+    doc: "the set of an array's elements (a set comprehension collected as an array, sorted once); the array is consumed (may become the set's storage)",
+  },
+  rt_object_from_arrays_once: {
+    params: ["i32", "i32"],
+    result: "i32",
+    doc: "object of keys[i] -> vals[i] (an object comprehension collected as two arrays, sorted once); opa_abort(eval_conflict_error) if a key repeats with a different value",
+  },
 
   // --- access
   rt_dot: { params: ["i32", "i32"], result: "i32", doc: "source[key]: array index (integral number), object key, set member; 0 if absent or not a collection" },

@@ -19,7 +19,8 @@ export class ChunkEncoder {
   private budget: number;
 
   constructor(readonly limitBytes: number) {
-    if (!Number.isInteger(limitBytes) || limitBytes < 64) throw new DecisionLogError("log_config_invalid", `upload size limit must be an integer >= 64, got ${limitBytes}`);
+    if (!Number.isInteger(limitBytes) || limitBytes < 64)
+      throw new DecisionLogError("log_config_invalid", `upload size limit must be an integer >= 64, got ${limitBytes}`);
     this.budget = limitBytes;
   }
 

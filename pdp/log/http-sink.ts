@@ -117,7 +117,9 @@ export class HttpSink implements Sink {
         this.queue.requeue([next.replacement]);
       } else {
         this.queue.countDropped();
-        this.options.onError(new DecisionLogError("event_too_large", `an event exceeds the upload limit of ${this.encoder.limitBytes} bytes (counted as dropped)`));
+        this.options.onError(
+          new DecisionLogError("event_too_large", `an event exceeds the upload limit of ${this.encoder.limitBytes} bytes (counted as dropped)`),
+        );
       }
       return true;
     }

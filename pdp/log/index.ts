@@ -161,11 +161,17 @@ function createCore(options: DecisionLogOptions, config: SinkConfig, setup: Retu
     dropEntrypoint: options.dropEntrypoint ?? DEFAULT_DROP_ENTRYPOINT,
   };
   const inWorker = options.worker !== false && !options.remote && (options.console === undefined || typeof options.console === "boolean");
-  return inWorker ? createWorkerDecisionLog(config, setup.source, maskOptions, setup.onError) : createLocalDecisionLog(config, setup.source, maskOptions, setup.onError);
+  return inWorker
+    ? createWorkerDecisionLog(config, setup.source, maskOptions, setup.onError)
+    : createLocalDecisionLog(config, setup.source, maskOptions, setup.onError);
 }
 
 /** The core with its run markers: `endRun(clean)` records the end (a clean stop only when nothing was lost). */
-function managed(core: LogCore, interruptedRuns: InterruptedRun[], endRun: (clean: { written: number; lost: 0 } | undefined) => Promise<void> | void): ManagedDecisionLog {
+function managed(
+  core: LogCore,
+  interruptedRuns: InterruptedRun[],
+  endRun: (clean: { written: number; lost: 0 } | undefined) => Promise<void> | void,
+): ManagedDecisionLog {
   const lost = (): number => core.stats().internalErrors + (storeStats(core.stats().sinks)?.dropped ?? 0);
   return {
     record: (r) => core.record(r),
@@ -190,7 +196,8 @@ function managed(core: LogCore, interruptedRuns: InterruptedRun[], endRun: (clea
  * PostgreSQL store needs openDecisionLog.
  */
 export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
-  if (options.postgres !== undefined) throw new DecisionLogError("log_config_invalid", "a PostgreSQL decision store is opened with openDecisionLog (its run markers need the database first)");
+  if (options.postgres !== undefined)
+    throw new DecisionLogError("log_config_invalid", "a PostgreSQL decision store is opened with openDecisionLog (its run markers need the database first)");
   const setup = prepare(options);
   const config: SinkConfig = { db: options.db, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
   const store = options.db === undefined ? undefined : typeof options.db === "string" ? { file: options.db } : options.db;
@@ -228,7 +235,12 @@ export async function openDecisionLog(options: DecisionLogOptions = {}): Promise
   const run = await PgRun.begin(options.postgres.url, { runId, pid: process.pid }, setup.onError);
   let core: LogCore;
   try {
-    const config: SinkConfig = { postgres: { ...options.postgres, runId }, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
+    const config: SinkConfig = {
+      postgres: { ...options.postgres, runId },
+      console: options.console,
+      remote: options.remote,
+      commitTimeoutMs: options.commitTimeoutMs,
+    };
     core = createCore(options, config, setup);
   } catch (err) {
     await run.end();

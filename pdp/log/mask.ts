@@ -86,7 +86,9 @@ export function maskAndDrop(draft: LogEvent, json: string, evaluate: PolicyEvalu
 
 function bytesOf(json: string): ArrayBuffer {
   const bytes = utf8.encode(json);
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? (bytes.buffer as ArrayBuffer)
+    : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
 }
 
 function shouldDrop(input: ArrayBuffer, evaluate: PolicyEvaluator, entrypoint: string): boolean {

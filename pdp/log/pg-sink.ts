@@ -127,7 +127,13 @@ export class PgSink implements StoreSink {
   }
 
   stats(): SinkStats & { duplicates: number } {
-    return { written: this.written, pending: this.queue.size + this.inFlight, dropped: this.queue.dropped, failures: this.failures, duplicates: this.duplicates };
+    return {
+      written: this.written,
+      pending: this.queue.size + this.inFlight,
+      dropped: this.queue.dropped,
+      failures: this.failures,
+      duplicates: this.duplicates,
+    };
   }
 
   private pump(): Promise<boolean> {
@@ -173,7 +179,9 @@ export class PgSink implements StoreSink {
       if (!isRowError(err)) throw err;
       if (rows.length === 1) {
         this.queue.countDropped();
-        this.options.onError(new DecisionLogError("postgres_row_refused", `decision ${rows[0].decision_id} refused by the store and dropped: ${messageOf(err)}`));
+        this.options.onError(
+          new DecisionLogError("postgres_row_refused", `decision ${rows[0].decision_id} refused by the store and dropped: ${messageOf(err)}`),
+        );
         return { inserted: 0, refused: 1 };
       }
       const half = rows.length >> 1;

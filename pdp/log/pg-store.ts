@@ -38,7 +38,10 @@ export function openLogPool(url: string): pg.Pool {
 export async function checkLogStore(client: pg.ClientBase): Promise<void> {
   const version = await pgSchemaVersion(client);
   if (version !== PG_LATEST_VERSION) {
-    throw new DecisionLogError("log_store_refused", `database schema version is ${version}, this build expects ${PG_LATEST_VERSION}: run \`portcullis db migrate\``);
+    throw new DecisionLogError(
+      "log_store_refused",
+      `database schema version is ${version}, this build expects ${PG_LATEST_VERSION}: run \`portcullis db migrate\``,
+    );
   }
   const { rows } = await client.query<{ rewrite: boolean }>(
     `SELECT bool_or(has_table_privilege(current_user, t, 'UPDATE') OR has_table_privilege(current_user, t, 'DELETE')
@@ -47,7 +50,10 @@ export async function checkLogStore(client: pg.ClientBase): Promise<void> {
        JOIN pg_class c ON c.oid = t::regclass`,
   );
   if (rows[0].rewrite) {
-    throw new DecisionLogError("log_store_refused", "the decision log must not connect as a role that may UPDATE, DELETE or TRUNCATE it, or owns it: connect as portcullis_app (PORTCULLIS_DATABASE_URL)");
+    throw new DecisionLogError(
+      "log_store_refused",
+      "the decision log must not connect as a role that may UPDATE, DELETE or TRUNCATE it, or owns it: connect as portcullis_app (PORTCULLIS_DATABASE_URL)",
+    );
   }
 }
 
@@ -74,7 +80,20 @@ WITH d AS (
 SELECT (SELECT count(*) FROM d)::integer + (SELECT count(*) FROM o)::integer AS inserted`;
 
 const DECISION_COLUMNS = ["decision_id", "timestamp", "path", "actor_id", "allowed", "status", "reason", "revision", "event"] as const;
-const OUTCOME_COLUMNS = ["decision_id", "timestamp", "method", "http_path", "route_id", "version", "actor_id", "status", "problem", "scope_found", "test_run", "aborted"] as const;
+const OUTCOME_COLUMNS = [
+  "decision_id",
+  "timestamp",
+  "method",
+  "http_path",
+  "route_id",
+  "version",
+  "actor_id",
+  "status",
+  "problem",
+  "scope_found",
+  "test_run",
+  "aborted",
+] as const;
 
 function columns<R, K extends keyof R>(rows: R[], names: readonly K[]): unknown[][] {
   return names.map((name) => rows.map((row) => (typeof row[name] === "string" ? text(row[name] as string) : row[name])));

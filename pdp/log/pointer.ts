@@ -14,7 +14,10 @@ type Json = Record<string, unknown> | unknown[];
 /** Splits a pointer into unescaped parts; throws mask_invalid_rule for anything outside the allowed roots. */
 export function parsePointer(pointer: string): string[] {
   if (!pointer.startsWith("/")) throw new DecisionLogError("mask_invalid_rule", `pointer ${JSON.stringify(pointer)} must start with "/"`);
-  const parts = pointer.slice(1).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const parts = pointer
+    .slice(1)
+    .split("/")
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
   if (!ROOTS.has(parts[0])) {
     throw new DecisionLogError("mask_invalid_rule", `pointer ${JSON.stringify(pointer)} must start with /input, /result or /nd_builtin_cache`);
   }

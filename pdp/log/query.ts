@@ -121,7 +121,10 @@ function plan(query: DecisionQuery, outcomes: string): QueryPlan {
     params.since = query.since;
   }
   if (query.path !== undefined) {
-    const decisionPath = query.path.replace(/^data[./]/, "").replace(/^\/+|\/+$/g, "").replace(/\./g, "/");
+    const decisionPath = query.path
+      .replace(/^data[./]/, "")
+      .replace(/^\/+|\/+$/g, "")
+      .replace(/\./g, "/");
     both("(d.path = @dpath OR d.path LIKE @below ESCAPE '\\' OR o.http_path = @path OR o.route_id = @path)", "(o.http_path = @path OR o.route_id = @path)");
     params.path = query.path;
     params.dpath = decisionPath;
@@ -166,7 +169,8 @@ function cutoffOf(decided: Row[], limit: number): string | undefined {
 
 /** Both lists merged, newest first, cut to the limit. */
 function merge(decided: Row[], alone: Row[], limit: number): DecisionEntry[] {
-  const rows = alone.length === 0 ? decided : [...decided, ...alone].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0)).slice(0, limit);
+  const rows =
+    alone.length === 0 ? decided : [...decided, ...alone].sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0)).slice(0, limit);
   return rows.map(entryOf);
 }
 

@@ -53,7 +53,9 @@ export function beginRun(db: Database.Database, run: { runId: string; pid: numbe
           ORDER BY s.seq`,
       )
       .all() as RunRow[];
-    const starts = db.prepare("SELECT detail FROM log_runs WHERE kind = 'start' AND seq > (SELECT seq FROM log_runs WHERE run_id = ? AND kind = 'start') ORDER BY seq LIMIT 1");
+    const starts = db.prepare(
+      "SELECT detail FROM log_runs WHERE kind = 'start' AND seq > (SELECT seq FROM log_runs WHERE run_id = ? AND kind = 'start') ORDER BY seq LIMIT 1",
+    );
     const rows = db.prepare("SELECT count(*) AS n, max(seq) AS last FROM decisions WHERE seq >= ? AND seq < ?");
     const last = db.prepare("SELECT timestamp, decision_id FROM decisions WHERE seq = ?");
     const insert = db.prepare("INSERT INTO log_runs (run_id, kind, at, detail) VALUES (?, ?, ?, ?)");
@@ -131,7 +133,9 @@ export class PgRun {
       keepAlive: true,
     });
     client.on("error", (err) => {
-      onError(new DecisionLogError("log_run_marker_failed", `run lease lost (another instance starting now would report this run as interrupted): ${messageOf(err)}`));
+      onError(
+        new DecisionLogError("log_run_marker_failed", `run lease lost (another instance starting now would report this run as interrupted): ${messageOf(err)}`),
+      );
     });
     await client.connect();
     try {
@@ -156,7 +160,10 @@ export class PgRun {
         if (!rows[0].free) continue; // its instance is running
         await client.query("SELECT pg_advisory_unlock($1)", [key]);
         const counted = await client.query<{ n: number }>("SELECT count(*)::integer AS n FROM decisions WHERE run_id = $1", [start.run_id]);
-        const last = await client.query<{ timestamp: string; decision_id: string }>("SELECT timestamp, decision_id FROM decisions WHERE run_id = $1 ORDER BY seq DESC LIMIT 1", [start.run_id]);
+        const last = await client.query<{ timestamp: string; decision_id: string }>(
+          "SELECT timestamp, decision_id FROM decisions WHERE run_id = $1 ORDER BY seq DESC LIMIT 1",
+          [start.run_id],
+        );
         const interrupted: InterruptedRun = {
           runId: start.run_id,
           pid: start.detail.pid ?? null,
@@ -191,7 +198,11 @@ export class PgRun {
     this.client.removeAllListeners("error").on("error", () => undefined); // the lease ends here on purpose
     try {
       if (counts) {
-        await this.client.query("INSERT INTO log_runs (run_id, kind, at, detail) VALUES ($1, 'clean_stop', $2, $3::json)", [this.runId, new Date().toISOString(), JSON.stringify(counts)]);
+        await this.client.query("INSERT INTO log_runs (run_id, kind, at, detail) VALUES ($1, 'clean_stop', $2, $3::json)", [
+          this.runId,
+          new Date().toISOString(),
+          JSON.stringify(counts),
+        ]);
       }
     } catch (err) {
       this.onError(new DecisionLogError("log_run_marker_failed", `clean stop not recorded: ${messageOf(err)}`));

@@ -44,7 +44,6 @@ export interface SqliteSinkOptions {
   onError: ErrorReporter;
 }
 
-
 /**
  * Rows per INSERT statement. Each statement costs a fixed share (run, step,
  * reset, the keep-first trigger's program setup) on top of its rows: one
@@ -133,7 +132,20 @@ export class SqliteSink implements StoreSink {
           if (!isOutcome(row)) rows.push(row);
           else {
             const r = row;
-            n += this.insertOutcome.run(r.decision_id, r.timestamp, r.method, r.http_path, r.route_id, r.version, r.actor_id, r.status, r.problem, r.scope_found, r.test_run, r.aborted).changes;
+            n += this.insertOutcome.run(
+              r.decision_id,
+              r.timestamp,
+              r.method,
+              r.http_path,
+              r.route_id,
+              r.version,
+              r.actor_id,
+              r.status,
+              r.problem,
+              r.scope_found,
+              r.test_run,
+              r.aborted,
+            ).changes;
           }
         }
       }

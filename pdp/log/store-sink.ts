@@ -53,7 +53,9 @@ export class StoreFailure {
   failed(err: unknown, dropped: number, queued: number, limit: number): void {
     if (!this.failing) {
       this.droppedWhenFailing = dropped;
-      this.onError(new DecisionLogError(this.codes.failed, `${queued} events kept for retry (at most ${limit}, then the oldest are dropped): ${messageOf(err)}`));
+      this.onError(
+        new DecisionLogError(this.codes.failed, `${queued} events kept for retry (at most ${limit}, then the oldest are dropped): ${messageOf(err)}`),
+      );
     }
     this.failing = { since: this.failing?.since ?? Date.now(), message: messageOf(err) };
   }
@@ -63,6 +65,11 @@ export class StoreFailure {
     if (!this.failing) return;
     const { since } = this.failing;
     this.failing = undefined;
-    this.onError(new DecisionLogError(this.codes.recovered, `writes succeed again after ${Date.now() - since} ms; ${dropped - this.droppedWhenFailing} events dropped meanwhile`));
+    this.onError(
+      new DecisionLogError(
+        this.codes.recovered,
+        `writes succeed again after ${Date.now() - since} ms; ${dropped - this.droppedWhenFailing} events dropped meanwhile`,
+      ),
+    );
   }
 }

@@ -330,7 +330,9 @@ export function createWorkerDecisionLog(
           const reported = shared.sink(n, name);
           const s = { ...reported, pending: reported.pending - abandoned[n], dropped: reported.dropped + abandoned[n] };
           const f = local?.sinks[name];
-          const merged = f ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures } : s;
+          const merged = f
+            ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures }
+            : s;
           return [name, { ...merged, dropped: merged.dropped + lateDrops + (STORE_SINKS.includes(name) ? lateOutcomes : 0) }];
         }),
       );

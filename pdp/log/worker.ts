@@ -108,7 +108,13 @@ function main(): void {
   let processed = 0;
   let committing: Promise<CommitVerdict> = Promise.resolve({ ok: true });
 
-  const publish = (): void => stats.write(processed, processor.counts, sinks.map((s) => s.stats()), store?.failure()?.since ?? 0);
+  const publish = (): void =>
+    stats.write(
+      processed,
+      processor.counts,
+      sinks.map((s) => s.stats()),
+      store?.failure()?.since ?? 0,
+    );
   const timer = setInterval(publish, PUBLISH_EVERY_MS);
 
   async function handle(message: ToWorker): Promise<void> {

@@ -40,12 +40,17 @@ const ALLOWED_IMPORTS = new Set([
 export function ascArgs({ debug = false, names = false, textFile, outFile = "build/runtime.wasm", entry = "pdp/runtime/assembly/index.ts" } = {}) {
   const args = [
     entry,
-    "--baseDir", root,
-    "--outFile", outFile,
-    "--runtime", "pdp/runtime/assembly/rt",
-    "--use", "abort=pdp/runtime/assembly/rt/opaAbortShim",
+    "--baseDir",
+    root,
+    "--outFile",
+    outFile,
+    "--runtime",
+    "pdp/runtime/assembly/rt",
+    "--use",
+    "abort=pdp/runtime/assembly/rt/opaAbortShim",
     "--importMemory",
-    "--initialMemory", "2",
+    "--initialMemory",
+    "2",
     "--noColors",
   ];
   if (debug) args.push("--debug", "-O0");
@@ -84,7 +89,11 @@ export async function buildRuntime(opts = {}) {
   const { error } = await asc.main(ascArgs({ debug: opts.debug, names: opts.names, entry, textFile, outFile: tmp }), {
     transforms: [noShadowStack],
     stdout: { write: () => {} },
-    stderr: { write: (s) => { stderr += String(s); } },
+    stderr: {
+      write: (s) => {
+        stderr += String(s);
+      },
+    },
   });
   if (error) {
     await rm(path.join(root, tmp), { force: true });

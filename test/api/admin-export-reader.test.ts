@@ -26,7 +26,9 @@ const jobs: Record<"json" | "csv", string> = { json: "", csv: "" };
 
 async function done(user: string, location: string) {
   for (let i = 0; i < 250; i++) {
-    const res = await request(h.app).get(location).set(await h.auth(user));
+    const res = await request(h.app)
+      .get(location)
+      .set(await h.auth(user));
     if (res.status !== 200 || res.body.status === "done" || res.body.status === "failed") return res;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -55,7 +57,10 @@ async function grantJobReads(): Promise<void> {
 beforeAll(async () => {
   h = await startHarness();
   for (const format of ["json", "csv"] as const) {
-    const started = await request(h.app).post("/api/admin/export").set(await h.auth("u_carol")).send({ format });
+    const started = await request(h.app)
+      .post("/api/admin/export")
+      .set(await h.auth("u_carol"))
+      .send({ format });
     expect(started.status).toBe(202);
     const finished = await done("u_carol", started.headers.location);
     expect(finished.body.status).toBe("done");
@@ -68,23 +73,33 @@ afterAll(async () => h?.close());
 const keysOf = (rows: Array<Record<string, unknown>>) => [...new Set(rows.flatMap((r) => Object.keys(r)))].sort();
 
 test("the creating admin still reads every stored field and row", async () => {
-  const json = await request(h.app).get(jobs.json).set(await h.auth("u_carol"));
+  const json = await request(h.app)
+    .get(jobs.json)
+    .set(await h.auth("u_carol"));
   expect(keysOf(json.body.result)).toEqual(ADMIN_FIELDS);
-  const csv = await request(h.app).get(jobs.csv).set(await h.auth("u_heidi"));
+  const csv = await request(h.app)
+    .get(jobs.csv)
+    .set(await h.auth("u_heidi"));
   expect(fromCsv(csv.body.result).columns.sort()).toEqual(ADMIN_FIELDS);
   expect(json.body.result).toHaveLength(json.body.rowCount);
 });
 
 test("support, once granted job reads, gets the rows without the fields support may not read (json and csv)", async () => {
-  const admin = await request(h.app).get(jobs.json).set(await h.auth("u_carol"));
-  const json = await request(h.app).get(jobs.json).set(await h.auth("u_frank"));
+  const admin = await request(h.app)
+    .get(jobs.json)
+    .set(await h.auth("u_carol"));
+  const json = await request(h.app)
+    .get(jobs.json)
+    .set(await h.auth("u_frank"));
   expect(json.status).toBe(200);
   expect(keysOf(json.body.result)).toEqual(SUPPORT_FIELDS);
   expect(JSON.stringify(json.body)).not.toContain("owner_id");
   // Same rows (support's scope is the tenant, like the admin's).
   expect(json.body.result.map((r: { id: string }) => r.id)).toEqual(admin.body.result.map((r: { id: string }) => r.id));
 
-  const csv = await request(h.app).get(jobs.csv).set(await h.auth("u_frank"));
+  const csv = await request(h.app)
+    .get(jobs.csv)
+    .set(await h.auth("u_frank"));
   const table = fromCsv(csv.body.result);
   expect(table.columns.sort()).toEqual(SUPPORT_FIELDS);
   expect(table.rows).toHaveLength(admin.body.rowCount);
@@ -92,19 +107,29 @@ test("support, once granted job reads, gets the rows without the fields support 
 });
 
 test("a member, once granted job reads, gets only her own invoices, cut to member fields", async () => {
-  const json = await request(h.app).get(jobs.json).set(await h.auth("u_alice"));
+  const json = await request(h.app)
+    .get(jobs.json)
+    .set(await h.auth("u_alice"));
   expect(json.status).toBe(200);
   const own = (await h.db.invoices.listScoped({ tenant_id: "t_acme", owner_id: "u_alice" }, { limit: 100, offset: 0 })).map((r) => r.id).sort();
   expect(own.length).toBeGreaterThan(0);
   expect(json.body.result.map((r: { id: string }) => r.id).sort()).toEqual(own);
   expect(keysOf(json.body.result)).not.toContain("owner_id");
 
-  const csv = fromCsv((await request(h.app).get(jobs.csv).set(await h.auth("u_alice"))).body.result);
+  const csv = fromCsv(
+    (
+      await request(h.app)
+        .get(jobs.csv)
+        .set(await h.auth("u_alice"))
+    ).body.result,
+  );
   expect(csv.rows.map((r) => r.id).sort()).toEqual(own);
   expect(csv.columns).not.toContain("owner_id");
 });
 
 test("another tenant's support still cannot read the job at all", async () => {
-  const res = await request(h.app).get(jobs.json).set(await h.auth("u_grace"));
+  const res = await request(h.app)
+    .get(jobs.json)
+    .set(await h.auth("u_grace"));
   expect(res.status).toBe(404);
 });

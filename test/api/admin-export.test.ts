@@ -39,13 +39,18 @@ function tenantInvoiceIds(h: Harness, tenant: string): string[] {
 }
 
 async function startJob(h: Harness, user: string, body: unknown) {
-  return request(h.app).post("/api/admin/export").set(await h.auth(user)).send(body as object);
+  return request(h.app)
+    .post("/api/admin/export")
+    .set(await h.auth(user))
+    .send(body as object);
 }
 
 /** Polls the job as `user` until it is done or failed (the runner works between requests). */
 async function finished(h: Harness, user: string, location: string) {
   for (let i = 0; i < 250; i++) {
-    const res = await request(h.app).get(location).set(await h.auth(user));
+    const res = await request(h.app)
+      .get(location)
+      .set(await h.auth(user));
     expect(res.status).toBe(200);
     if (res.body.status === "done" || res.body.status === "failed") return res;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -109,14 +114,19 @@ describe("export jobs", () => {
     expect(text).not.toMatch(/SECRET|internal_notes|tenant_id/);
     for (const id of tenantInvoiceIds(h, "t_globex")) expect(text).not.toContain(id);
     // The same rows and fields as the on-the-spot export the job's row decision stands for.
-    const live = await request(h.app).get("/invoices/export").set(await h.auth("u_carol"));
+    const live = await request(h.app)
+      .get("/invoices/export")
+      .set(await h.auth("u_carol"));
     const byId = (a: Array<Record<string, unknown>>) => [...a].sort((x, y) => String(x.id).localeCompare(String(y.id)));
     expect(byId(rows)).toEqual(byId(live.body.invoices));
   });
 
   test("csv: RFC 4180 quoting and the formula-injection guard", async () => {
     const numbers = ['=HYPERLINK("http://evil.example","x")', "+SUM(1,2)", "-2+3", "@cmd", "\tTAB", "\rCR", "Comma, Inc.", 'Quote "q"', "two\nlines"];
-    insertInvoices(dbFile(h), numbers.map((number, n) => ({ id: `inv_csv_${n}`, tenant_id: "t_acme", owner_id: "u_bob", number })));
+    insertInvoices(
+      dbFile(h),
+      numbers.map((number, n) => ({ id: `inv_csv_${n}`, tenant_id: "t_acme", owner_id: "u_bob", number })),
+    );
     const started = await startJob(h, "u_heidi", { format: "csv" });
     const done = await finished(h, "u_heidi", started.headers.location);
     expect(done.body).toMatchObject({ status: "done", format: "csv", rowCount: countInvoices(dbFile(h), "t_acme") });
@@ -124,7 +134,17 @@ describe("export jobs", () => {
     expect(typeof csv).toBe("string");
     expect(csv.startsWith("id,number,status,amount_cents,currency,owner_id,created_at\r\n")).toBe(true);
     // Exact cells: the apostrophe comes first, then quoting when the text needs it.
-    for (const cell of ['"\'=HYPERLINK(""http://evil.example"",""x"")"', '"\'+SUM(1,2)"', ",'-2+3,", ",'@cmd,", ",'\tTAB,", ',"\'\rCR",', ',"Comma, Inc.",', ',"Quote ""q""",', ',"two\nlines",']) {
+    for (const cell of [
+      '"\'=HYPERLINK(""http://evil.example"",""x"")"',
+      '"\'+SUM(1,2)"',
+      ",'-2+3,",
+      ",'@cmd,",
+      ",'\tTAB,",
+      ',"\'\rCR",',
+      ',"Comma, Inc.",',
+      ',"Quote ""q""",',
+      ',"two\nlines",',
+    ]) {
       expect(csv).toContain(cell);
     }
     const [header, ...records] = parseCsv(csv);
@@ -143,7 +163,13 @@ describe("export jobs", () => {
       expectProblem(res, 403, "forbidden");
       expect(res.body.reason).toBe("role_required");
       expect(res.headers.location).toBeUndefined();
-      expectProblem(await request(h.app).get(`/api/admin/export/${job}`).set(await h.auth(user)), 403, "forbidden");
+      expectProblem(
+        await request(h.app)
+          .get(`/api/admin/export/${job}`)
+          .set(await h.auth(user)),
+        403,
+        "forbidden",
+      );
     }
     expectProblem(await request(h.app).get(`/api/admin/export/${job}`), 401, "authentication_required");
     expect(jobCount(h)).toBe(before);
@@ -163,7 +189,7 @@ describe("export jobs", () => {
     expect(JSON.stringify(foreign.body)).not.toMatch(/inv_|result|t_acme/);
     // The probe for another tenant's job is on the security record; the unknown id is not cross-tenant.
     const jobId = started.headers.location.split("/").pop();
-    const events = (await h.events({ kind: "cross_tenant_id", actorId: "u_erin" }));
+    const events = await h.events({ kind: "cross_tenant_id", actorId: "u_erin" });
     expect(events.map((e) => [e.detail.resource_type, e.detail.resource_id, e.detail.resource_tenant])).toEqual([["export", jobId, "t_acme"]]);
   });
 
@@ -177,15 +203,21 @@ describe("export jobs", () => {
   test("the internal report totals every invoice of the tenant, well past 100", async () => {
     insertInvoices(dbFile(h), manyInvoices("t_acme", "u_alice", 140));
     const raw = new Database(dbFile(h), { readonly: true });
-    const expected = raw.prepare("SELECT status, COUNT(*) AS count, SUM(amount_cents) AS amount_cents FROM invoices WHERE tenant_id = 't_acme' GROUP BY status ORDER BY status").all();
+    const expected = raw
+      .prepare("SELECT status, COUNT(*) AS count, SUM(amount_cents) AS amount_cents FROM invoices WHERE tenant_id = 't_acme' GROUP BY status ORDER BY status")
+      .all();
     raw.close();
     for (const method of ["get", "post"] as const) {
-      const res = await request(h.app)[method]("/api/internal/reports/export").set(await h.auth("u_carol"));
+      const res = await request(h.app)
+        [method]("/api/internal/reports/export")
+        .set(await h.auth("u_carol"));
       expect(res.status).toBe(200);
       expect(res.body.rows).toEqual(expected);
       expect(res.body.rows.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(countInvoices(dbFile(h), "t_acme"));
     }
-    const globex = await request(h.app).get("/api/internal/reports/export").set(await h.auth("u_erin"));
+    const globex = await request(h.app)
+      .get("/api/internal/reports/export")
+      .set(await h.auth("u_erin"));
     expect(globex.body.rows.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(countInvoices(dbFile(h), "t_globex"));
   });
 

@@ -33,7 +33,9 @@ describe("one address (no trusted proxy): a flood of bad tokens", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await request(h.app).get("/users/me").set(bearer(bad))).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
-    const last = await request(h.app).get("/users/me").set(bearer(await forged(h, "u_bob")));
+    const last = await request(h.app)
+      .get("/users/me")
+      .set(bearer(await forged(h, "u_bob")));
     expectProblem(last, 429, "rate_limited");
     expect(Number(last.headers["retry-after"])).toBeGreaterThan(0);
     // Garbage and alg none count the same.
@@ -41,7 +43,10 @@ describe("one address (no trusted proxy): a flood of bad tokens", () => {
   });
 
   test("never turns a valid token into 429: fresh and already-seen valid tokens from the same address pass", async () => {
-    for (let i = 0; i < 10; i++) await request(h.app).get("/users/me").set(bearer(await forged(h)));
+    for (let i = 0; i < 10; i++)
+      await request(h.app)
+        .get("/users/me")
+        .set(bearer(await forged(h)));
     for (const user of ["u_alice", "u_bob", "u_carol", "u_frank"]) {
       const fresh = await h.token(user);
       for (let i = 0; i < 3; i++) {
@@ -50,15 +55,26 @@ describe("one address (no trusted proxy): a flood of bad tokens", () => {
         expect(res.body.id).toBe(user);
       }
       // Interleaved with more forgeries: still 200.
-      await request(h.app).get("/users/me").set(bearer(await forged(h, user)));
-      expect((await request(h.app).get("/invoices").set(bearer(await h.token(user)))).status).toBe(200);
+      await request(h.app)
+        .get("/users/me")
+        .set(bearer(await forged(h, user)));
+      expect(
+        (
+          await request(h.app)
+            .get("/invoices")
+            .set(bearer(await h.token(user)))
+        ).status,
+      ).toBe(200);
     }
   });
 
   test("a spoofed X-Forwarded-For from an untrusted peer buys no fresh budget", async () => {
     const bad = await forged(h);
     for (let i = 0; i < 5; i++) {
-      const res = await request(h.app).get("/users/me").set(bearer(bad)).set("X-Forwarded-For", `203.0.113.${i + 1}`);
+      const res = await request(h.app)
+        .get("/users/me")
+        .set(bearer(bad))
+        .set("X-Forwarded-For", `203.0.113.${i + 1}`);
       expectProblem(res, 429, "rate_limited");
     }
   });
@@ -73,14 +89,42 @@ describe("behind a trusted proxy (the edge gateway)", () => {
 
   test("each client behind the gateway has its own budget; the attacker's is spent, nobody else's", async () => {
     const attacker = "198.51.100.66";
-    for (let i = 0; i < 5; i++) await request(h.app).get("/users/me").set(bearer(await forged(h))).set("X-Forwarded-For", attacker);
-    expectProblem(await request(h.app).get("/users/me").set(bearer(await forged(h))).set("X-Forwarded-For", attacker), 429, "rate_limited");
+    for (let i = 0; i < 5; i++)
+      await request(h.app)
+        .get("/users/me")
+        .set(bearer(await forged(h)))
+        .set("X-Forwarded-For", attacker);
+    expectProblem(
+      await request(h.app)
+        .get("/users/me")
+        .set(bearer(await forged(h)))
+        .set("X-Forwarded-For", attacker),
+      429,
+      "rate_limited",
+    );
     // Another client's mistyped token is a plain 401 (its own budget), and its valid one passes.
-    const other = await request(h.app).get("/users/me").set(bearer(await forged(h, "u_alice"))).set("X-Forwarded-For", "198.51.100.7");
+    const other = await request(h.app)
+      .get("/users/me")
+      .set(bearer(await forged(h, "u_alice")))
+      .set("X-Forwarded-For", "198.51.100.7");
     expectProblem(other, 401, "invalid_token");
-    expect((await request(h.app).get("/users/me").set(await h.auth("u_alice")).set("X-Forwarded-For", "198.51.100.7")).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get("/users/me")
+          .set(await h.auth("u_alice"))
+          .set("X-Forwarded-For", "198.51.100.7")
+      ).status,
+    ).toBe(200);
     // And the attacker's own valid token passes too.
-    expect((await request(h.app).get("/users/me").set(await h.auth("u_bob")).set("X-Forwarded-For", attacker)).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get("/users/me")
+          .set(await h.auth("u_bob"))
+          .set("X-Forwarded-For", attacker)
+      ).status,
+    ).toBe(200);
   });
 
   test("what the client writes to the left of the gateway's entry is never read", async () => {
@@ -88,7 +132,10 @@ describe("behind a trusted proxy (the edge gateway)", () => {
     const answers: number[] = [];
     for (let i = 0; i < 6; i++) {
       // The client sends its own X-Forwarded-For; the gateway appends the address it saw.
-      const res = await request(h.app).get("/users/me").set(bearer(await forged(h))).set("X-Forwarded-For", `10.9.9.${i}, ${attacker}`);
+      const res = await request(h.app)
+        .get("/users/me")
+        .set(bearer(await forged(h)))
+        .set("X-Forwarded-For", `10.9.9.${i}, ${attacker}`);
       answers.push(res.status);
     }
     expect(answers).toEqual([401, 401, 401, 429, 429, 429]);
@@ -117,7 +164,10 @@ describe("the client address", () => {
   });
 
   test("a misconfigured entry is refused at start-up", () => {
-    for (const bad of ["10.0.0.0/33", "kong", "10.0.0.1/8/1", "::1/129", "10.0.0.0/"]) expect(() => clientAddressResolver([bad])).toThrow(expect.objectContaining({ code: "CONFIG_INVALID_ADDRESS", message: expect.stringMatching(/trusted proxy/) }));
+    for (const bad of ["10.0.0.0/33", "kong", "10.0.0.1/8/1", "::1/129", "10.0.0.0/"])
+      expect(() => clientAddressResolver([bad])).toThrow(
+        expect.objectContaining({ code: "CONFIG_INVALID_ADDRESS", message: expect.stringMatching(/trusted proxy/) }),
+      );
   });
 });
 
@@ -128,7 +178,11 @@ describe("the verifier spends no signature work on tokens that fail anyway", () 
   });
   afterAll(async () => h?.close());
   const verifier = () => createVerifier({ issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: h.keyFile, clockToleranceSec: 0 });
-  const codeOf = async (p: Promise<unknown>) => p.then(() => "ok", (e: TokenError) => e.code);
+  const codeOf = async (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (e: TokenError) => e.code,
+    );
 
   test("claims are checked before the signature: an expired forgery is refused as expired", async () => {
     const verify = await verifier();
@@ -159,7 +213,9 @@ describe("every 401 carries a Bearer challenge (RFC 6750)", () => {
   });
   afterAll(async () => h?.close());
 
-  const protectedGets = ROUTES.filter((r) => r.method === "GET" && !["health.get", "openapi.get"].includes(r.id)).map((r) => r.paths[0].replace("{version}", "v2").replace(/\{[a-z_]+\}/g, "x1"));
+  const protectedGets = ROUTES.filter((r) => r.method === "GET" && !["health.get", "openapi.get"].includes(r.id)).map((r) =>
+    r.paths[0].replace("{version}", "v2").replace(/\{[a-z_]+\}/g, "x1"),
+  );
 
   test.each(protectedGets)("GET %s without a token: realm, no error code", async (p) => {
     const res = await request(h.app).get(p);
@@ -167,14 +223,16 @@ describe("every 401 carries a Bearer challenge (RFC 6750)", () => {
     expect(res.headers["www-authenticate"]).toBe('Bearer realm="portcullis"');
   });
 
-  test("a refused token: error=\"invalid_token\"", async () => {
+  test('a refused token: error="invalid_token"', async () => {
     const res = await request(h.app).get("/users/me").set("Authorization", "Basic dTphOmI=");
     expectProblem(res, 401, "invalid_token");
     expect(res.headers["www-authenticate"]).toBe('Bearer realm="portcullis", error="invalid_token"');
   });
 
   test("answers that are not 401 carry no challenge", async () => {
-    const res = await request(h.app).get("/metrics").set(await h.auth("u_alice"));
+    const res = await request(h.app)
+      .get("/metrics")
+      .set(await h.auth("u_alice"));
     expect(res.status).toBe(403);
     expect(res.headers["www-authenticate"]).toBeUndefined();
   });

@@ -28,7 +28,9 @@ describe("tokens", () => {
   });
 
   test("a valid token: the actor comes from the users table", async () => {
-    const res = await request(h.app).get("/users/me").set(await h.auth("u_alice"));
+    const res = await request(h.app)
+      .get("/users/me")
+      .set(await h.auth("u_alice"));
     expect(res.status).toBe(200);
     expect(res.body.id).toBe("u_alice");
   });
@@ -39,16 +41,30 @@ describe("tokens", () => {
     ["wrong issuer", () => h.token("u_alice", { issuer: "https://evil.example" })],
     ["signed by another key", () => h.token("u_alice", { keyFile: path.join(h.dir, "other-key.json") })],
     ["alg none", async () => new UnsecuredJWT({}).setSubject("u_carol").setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("10m").encode()],
-    ["HS256 with the public key as secret (algorithm confusion)", async () => {
-      const jwk = JSON.parse(fs.readFileSync(h.keyFile, "utf8"));
-      return new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("u_carol").setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("10m").sign(new TextEncoder().encode(JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y })));
-    }],
+    [
+      "HS256 with the public key as secret (algorithm confusion)",
+      async () => {
+        const jwk = JSON.parse(fs.readFileSync(h.keyFile, "utf8"));
+        return new SignJWT({})
+          .setProtectedHeader({ alg: "HS256" })
+          .setSubject("u_carol")
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime("10m")
+          .sign(new TextEncoder().encode(JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y })));
+      },
+    ],
     ["a subject that is no user", () => h.token("u_nobody")],
-    ["a tampered payload", async () => {
-      const [head, , sig] = (await h.token("u_alice")).split(".");
-      const payload = Buffer.from(JSON.stringify({ sub: "u_carol", iss: ISSUER, aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + 600 })).toString("base64url");
-      return `${head}.${payload}.${sig}`;
-    }],
+    [
+      "a tampered payload",
+      async () => {
+        const [head, , sig] = (await h.token("u_alice")).split(".");
+        const payload = Buffer.from(JSON.stringify({ sub: "u_carol", iss: ISSUER, aud: AUDIENCE, exp: Math.floor(Date.now() / 1000) + 600 })).toString(
+          "base64url",
+        );
+        return `${head}.${payload}.${sig}`;
+      },
+    ],
   ])("%s: 401 invalid_token, never anonymous", async (_name, make) => {
     const token = await make();
     for (const path of ["/users/me", "/health"]) {
@@ -81,7 +97,12 @@ describe("role and tenant never come from the request", () => {
     const { importJWK } = await import("jose");
     const key = await importJWK(jwk, "ES256");
     const token = await new SignJWT({ role: "admin", roles: ["admin"], tenant: "t_globex", isAdmin: true })
-      .setProtectedHeader({ alg: "ES256", kid: jwk.kid }).setSubject("u_alice").setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("10m").sign(key);
+      .setProtectedHeader({ alg: "ES256", kid: jwk.kid })
+      .setSubject("u_alice")
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime("10m")
+      .sign(key);
     const res = await request(h.app).get("/metrics").set(bearer(token));
     expectProblem(res, 403, "forbidden");
     const inv = await request(h.app).get("/invoices/inv_dave_1").set(bearer(token));
@@ -115,17 +136,36 @@ describe("a JWKS identity provider", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`;
-      const verifyToken = await createVerifier({ issuer: "https://idp.example", audience: "portcullis", algorithms: ["RS256"], jwksUrl: url, devKeyFile: "/nonexistent", clockToleranceSec: 0 });
+      const verifyToken = await createVerifier({
+        issuer: "https://idp.example",
+        audience: "portcullis",
+        algorithms: ["RS256"],
+        jwksUrl: url,
+        devKeyFile: "/nonexistent",
+        clockToleranceSec: 0,
+      });
       const app = createApp({ ...h.deps, verifyToken });
       const sign = (iss: string) =>
-        new SignJWT({}).setProtectedHeader({ alg: "RS256", kid: "idp-1" }).setSubject("u_carol").setIssuer(iss).setAudience("portcullis").setExpirationTime("5m").sign(privateKey);
-      const ok = await request(app).get("/users/me").set(bearer(await sign("https://idp.example")));
+        new SignJWT({})
+          .setProtectedHeader({ alg: "RS256", kid: "idp-1" })
+          .setSubject("u_carol")
+          .setIssuer(iss)
+          .setAudience("portcullis")
+          .setExpirationTime("5m")
+          .sign(privateKey);
+      const ok = await request(app)
+        .get("/users/me")
+        .set(bearer(await sign("https://idp.example")));
       expect(ok.status).toBe(200);
       expect(ok.body.id).toBe("u_carol");
-      const wrongIss = await request(app).get("/users/me").set(bearer(await sign("https://other.example")));
+      const wrongIss = await request(app)
+        .get("/users/me")
+        .set(bearer(await sign("https://other.example")));
       expectProblem(wrongIss, 401, "invalid_token");
       // The dev key is not trusted when a JWKS is configured.
-      const dev = await request(app).get("/users/me").set(await h.auth("u_carol"));
+      const dev = await request(app)
+        .get("/users/me")
+        .set(await h.auth("u_carol"));
       expectProblem(dev, 401, "invalid_token");
     } finally {
       server.close();

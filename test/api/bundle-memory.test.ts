@@ -49,5 +49,6 @@ test("within the ceiling the service starts and its PDP decides", async () => {
 test("read from the environment, refused outside 1..16384 pages", () => {
   expect(loadConfig({ env: { PORTCULLIS_BUNDLE_MAX_MEMORY_PAGES: "512" } }).bundle.maxMemoryPages).toBe(512);
   expect(loadConfig({ env: {} }).bundle.maxMemoryPages).toBeUndefined();
-  for (const value of ["0", "16385", "1.5"]) expect(() => loadConfig({ env: { PORTCULLIS_BUNDLE_MAX_MEMORY_PAGES: value } })).toThrow(/PORTCULLIS_BUNDLE_MAX_MEMORY_PAGES/);
+  for (const value of ["0", "16385", "1.5"])
+    expect(() => loadConfig({ env: { PORTCULLIS_BUNDLE_MAX_MEMORY_PAGES: value } })).toThrow(/PORTCULLIS_BUNDLE_MAX_MEMORY_PAGES/);
 });

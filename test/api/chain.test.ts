@@ -44,7 +44,13 @@ describe("start-up checks", () => {
       const app = createApp(deps);
       deps.pdp = empty; // the bundle disappears while serving
       for (const p of ["/health", "/users/me", "/invoices/inv_alice_1"]) {
-        expectProblem(await request(app).get(p).set(await h.auth("u_alice")), 503, "policy_unavailable");
+        expectProblem(
+          await request(app)
+            .get(p)
+            .set(await h.auth("u_alice")),
+          503,
+          "policy_unavailable",
+        );
       }
     } finally {
       await empty.close();
@@ -54,13 +60,25 @@ describe("start-up checks", () => {
 });
 
 describe("params guard", () => {
-  test.each(["debug=1", "admin=true", "role=admin", "redirect=https://evil.example", "next=/admin", "include=internalNotes", "expand=owner", "fields=isAdmin", "owner_id=u_bob", "Limit=5", "__proto__=x", "a[b]=1"])(
-    "?%s is 400 for a caller the policy allows",
-    async (q) => {
-      const res = await request(h.app).get(`/invoices?${q}`).set(await h.auth("u_alice"));
-      expectProblem(res, 400, "invalid_param");
-    },
-  );
+  test.each([
+    "debug=1",
+    "admin=true",
+    "role=admin",
+    "redirect=https://evil.example",
+    "next=/admin",
+    "include=internalNotes",
+    "expand=owner",
+    "fields=isAdmin",
+    "owner_id=u_bob",
+    "Limit=5",
+    "__proto__=x",
+    "a[b]=1",
+  ])("?%s is 400 for a caller the policy allows", async (q) => {
+    const res = await request(h.app)
+      .get(`/invoices?${q}`)
+      .set(await h.auth("u_alice"));
+    expectProblem(res, 400, "invalid_param");
+  });
 
   test("declared parameters are validated; repeats refused", async () => {
     const alice = await h.auth("u_alice");
@@ -72,14 +90,23 @@ describe("params guard", () => {
 
   test("parameters never change the policy's answer (401 stays 401, 403 stays 403)", async () => {
     expectProblem(await request(h.app).get("/invoices?debug=1"), 401, "authentication_required");
-    expectProblem(await request(h.app).get("/metrics?admin=true").set(await h.auth("u_alice")), 403, "forbidden");
+    expectProblem(
+      await request(h.app)
+        .get("/metrics?admin=true")
+        .set(await h.auth("u_alice")),
+      403,
+      "forbidden",
+    );
   });
 });
 
 describe("bodies", () => {
   test("too large: 413; not JSON: 415; malformed JSON: 400; a body where none is taken: 400", async () => {
     const alice = await h.auth("u_alice");
-    const big = await request(h.app).patch("/profile").set(alice).send({ displayName: "x".repeat(20_000) });
+    const big = await request(h.app)
+      .patch("/profile")
+      .set(alice)
+      .send({ displayName: "x".repeat(20_000) });
     expectProblem(big, 413, "payload_too_large");
     expectProblem(await request(h.app).patch("/profile").set(alice).set("Content-Type", "text/plain").send("displayName=x"), 415, "unsupported_media_type");
     expectProblem(await request(h.app).patch("/profile").set(alice).set("Content-Type", "application/json").send('{"displayName": '), 400, "invalid_body");
@@ -110,7 +137,14 @@ describe("every answer", () => {
     await request(h.app).get("/invoices?debug=secret-value").set("Authorization", `Bearer ${token}`);
     const line = JSON.stringify(h.logs);
     expect(h.logs).toHaveLength(1);
-    expect(h.logs[0]).toMatchObject({ event: "http.request", route_id: "invoices.list", actor: "u_alice", status: 400, problem: "invalid_param", path: "/invoices" });
+    expect(h.logs[0]).toMatchObject({
+      event: "http.request",
+      route_id: "invoices.list",
+      actor: "u_alice",
+      status: 400,
+      problem: "invalid_param",
+      path: "/invoices",
+    });
     expect(line).not.toContain(token);
     expect(line).not.toContain(token.split(".")[2]);
     expect(line).not.toContain("secret-value");
@@ -120,8 +154,16 @@ describe("every answer", () => {
 describe("diagnostics", () => {
   test("metrics: staff only", async () => {
     expectProblem(await request(h.app).get("/metrics"), 401, "authentication_required");
-    expectProblem(await request(h.app).get("/metrics").set(await h.auth("u_alice")), 403, "forbidden");
-    const res = await request(h.app).get("/metrics").set(await h.auth("u_frank"));
+    expectProblem(
+      await request(h.app)
+        .get("/metrics")
+        .set(await h.auth("u_alice")),
+      403,
+      "forbidden",
+    );
+    const res = await request(h.app)
+      .get("/metrics")
+      .set(await h.auth("u_frank"));
     expect(res.status).toBe(200);
     expect(res.body.metrics.requests_total).toBeGreaterThan(0);
   });
@@ -135,7 +177,18 @@ describe("diagnostics", () => {
     expect(paths.some((p) => p.includes("internal"))).toBe(false);
     expect(paths).not.toContain("/metrics");
     const text = JSON.stringify(res.body);
-    for (const f of ["isAdmin", "ownerId", "account_credit_cents", "support_priority", "\"role\"", "\"debug\"", "billingPlan", "internalNotes", "tenant_id", "locale"]) {
+    for (const f of [
+      "isAdmin",
+      "ownerId",
+      "account_credit_cents",
+      "support_priority",
+      '"role"',
+      '"debug"',
+      "billingPlan",
+      "internalNotes",
+      "tenant_id",
+      "locale",
+    ]) {
       expect(text).not.toContain(f);
     }
     // owner_id: admins read it, so their answers' schema has it, optional and saying who reads it; no request body takes it.
@@ -156,7 +209,7 @@ describe("security events", () => {
     for (const id of ["inv_alice_1", "inv_alice_2", "inv_x1", "inv_dave_1"]) {
       expectProblem(await request(h.app).get(`/invoices/${id}`).set(bob), 404, "not_found");
     }
-    const events = (await h.events({ kind: "enumeration", actorId: "u_bob" }));
+    const events = await h.events({ kind: "enumeration", actorId: "u_bob" });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ route_id: "invoices.get", tenant_id: "t_acme" });
     expect(events[0].detail.distinct_ids).toEqual(["inv_alice_1", "inv_alice_2", "inv_x1", "inv_dave_1"]);
@@ -164,9 +217,12 @@ describe("security events", () => {
 
   test("protected-field submissions and security-relevant parameters are recorded", async () => {
     const dave = await h.auth("u_dave");
-    await request(h.app).patch("/profile").set(dave).send({ displayName: "D", settings: { IsAdmin: true } });
+    await request(h.app)
+      .patch("/profile")
+      .set(dave)
+      .send({ displayName: "D", settings: { IsAdmin: true } });
     await request(h.app).get("/invoices?debug=1").set(dave);
-    const fields = (await h.events({ kind: "protected_field_submission", actorId: "u_dave" }));
+    const fields = await h.events({ kind: "protected_field_submission", actorId: "u_dave" });
     expect(fields[0].detail).toMatchObject({ fields: ["isAdmin"], outcome: "field_not_writable" });
     expect((await h.events({ kind: "forbidden_param", actorId: "u_dave" }))[0].detail.params).toEqual(["debug"]);
   });
@@ -175,7 +231,14 @@ describe("security events", () => {
 test("a protected field sent to a route that takes no body is refused the same way (403)", async () => {
   const bob = await h.auth("u_bob");
   for (const body of [{ isAdmin: true }, { owner_id: "u_bob" }]) {
-    expectProblem(await request(h.app).post("/invoices/inv_alice_2/approve").set(await h.auth("u_carol")).send(body), 403, "field_not_writable");
+    expectProblem(
+      await request(h.app)
+        .post("/invoices/inv_alice_2/approve")
+        .set(await h.auth("u_carol"))
+        .send(body),
+      403,
+      "field_not_writable",
+    );
     expectProblem(await request(h.app).get("/users/me").set(bob).send(body), 403, "field_not_writable");
   }
   expect((await h.db.invoices.getScoped("inv_alice_2", { tenant_id: "t_acme" }))?.status).toBe("pending");

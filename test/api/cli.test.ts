@@ -57,5 +57,7 @@ test("refuses ids that are no user", async () => {
 });
 
 test("identity configuration never accepts alg none", () => {
-  expect(() => loadConfig({ env: { PORTCULLIS_JWT_ALGORITHMS: "ES256,none" } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID_ALGORITHM", setting: "PORTCULLIS_JWT_ALGORITHMS" }));
+  expect(() => loadConfig({ env: { PORTCULLIS_JWT_ALGORITHMS: "ES256,none" } })).toThrow(
+    expect.objectContaining({ code: "CONFIG_INVALID_ALGORITHM", setting: "PORTCULLIS_JWT_ALGORITHMS" }),
+  );
 });

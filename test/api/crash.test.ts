@@ -74,7 +74,9 @@ test("SIGKILL mid-write: every acknowledged write's decision is on record; the r
   const killedRun = (() => {
     const db = new Database(path.join(dir, "var", "decisions.db"), { readonly: true });
     try {
-      return (db.prepare("SELECT json_extract(event, '$.labels.id') AS id FROM decisions WHERE decision_id = ?").get(acknowledged[0].decisionId) as { id: string }).id;
+      return (
+        db.prepare("SELECT json_extract(event, '$.labels.id') AS id FROM decisions WHERE decision_id = ?").get(acknowledged[0].decisionId) as { id: string }
+      ).id;
     } finally {
       db.close();
     }
@@ -83,7 +85,9 @@ test("SIGKILL mid-write: every acknowledged write's decision is on record; the r
   // The restart says the previous log was cut short, and records it.
   const again = await serve(dir);
   const warning = again.lines.find((l) => l.event === "decision_log.previous_run_interrupted");
-  expect(warning).toEqual(expect.objectContaining({ level: "warn", run_id: killedRun, pid: service.child.pid, committed: expect.any(Number), last_decision_id: expect.any(String) }));
+  expect(warning).toEqual(
+    expect.objectContaining({ level: "warn", run_id: killedRun, pid: service.child.pid, committed: expect.any(Number), last_decision_id: expect.any(String) }),
+  );
   const metrics = await send(again.port, new http.Agent(), "GET", "/metrics", admins[0].token);
   expect(JSON.parse(metrics.body).metrics.decision_log).toEqual(expect.objectContaining({ persisting: true, events_lost: 0, interrupted_runs_found: 1 }));
   again.child.kill("SIGTERM");

@@ -78,7 +78,9 @@ test("under another connection's write lock: reads and /health answer, writes ar
     expect(held.traffic.lastError).toMatch(/locked|busy/i);
     expect(held.securityEvents).toMatchObject({ pending: 1, dropped: 0 });
     // /metrics shows it to staff while it lasts.
-    const metrics = await request(base).get("/metrics").set(await h.auth("u_frank"));
+    const metrics = await request(base)
+      .get("/metrics")
+      .set(await h.auth("u_frank"));
     expect(metrics.status).toBe(200);
     expect(metrics.body.metrics.bookkeeping.traffic.pending).toBeGreaterThan(0);
   } finally {

@@ -55,7 +55,10 @@ test("a healthy log: an acknowledged write's decision is already in the store wh
     const writes = [
       await request(h.app).patch("/profile").set(alice).send({ displayName: "Alice D." }),
       await request(h.app).post("/users/invite").set(carol).send({ email: "new.member@acme.example", displayName: "New" }),
-      await request(h.app).post("/admin/users/u_bob/suspend").set(await h.auth("u_heidi")).send({ reason: "test" }),
+      await request(h.app)
+        .post("/admin/users/u_bob/suspend")
+        .set(await h.auth("u_heidi"))
+        .send({ reason: "test" }),
     ];
     expect(writes.map((w) => w.status)).toEqual([200, 201, 200]);
     const stored = storedIds(h);
@@ -79,11 +82,21 @@ test("a full decision store: /health degraded, writes 503 with Retry-After and n
     expect(health.body).toEqual({
       status: "degraded",
       revision: "api-test",
-      reasons: [{ component: "decision_log", code: "decision_log_unavailable", detail: expect.stringMatching(/state-changing requests are refused/), since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }],
+      reasons: [
+        {
+          component: "decision_log",
+          code: "decision_log_unavailable",
+          detail: expect.stringMatching(/state-changing requests are refused/),
+          since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
+      ],
     });
 
     const before = (await h.db.users.getScoped("u_alice", { tenant_id: "t_acme" }))?.display_name;
-    const write = await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "Never Stored" });
+    const write = await request(h.app)
+      .patch("/profile")
+      .set(await h.auth("u_alice"))
+      .send({ displayName: "Never Stored" });
     expectProblem(write, 503, "decision_log_unavailable");
     expect(write.headers["retry-after"]).toBe("10");
     expect((await h.db.users.getScoped("u_alice", { tenant_id: "t_acme" }))?.display_name).toBe(before);
@@ -97,7 +110,9 @@ test("a full decision store: /health degraded, writes 503 with Retry-After and n
     expect(sqlite.dropped).toBeGreaterThanOrEqual(300 - SMALL_STORE.bufferLimit);
     expect(h.log.lost()).toBe(sqlite.dropped);
 
-    const metrics = await request(h.app).get("/metrics").set(await h.auth("u_carol"));
+    const metrics = await request(h.app)
+      .get("/metrics")
+      .set(await h.auth("u_carol"));
     expect(metrics.status).toBe(200);
     expect(metrics.body.metrics.decision_log).toEqual({
       persisting: false,
@@ -116,16 +131,24 @@ test("stances: fail-open serves writes and only reports; refuse-all refuses read
   const open = await startHarness({ decisionLog: { ...SMALL_STORE, onFailure: "fail-open" } });
   try {
     await fillTheStore(open);
-    const write = await request(open.app).patch("/profile").set(await open.auth("u_alice")).send({ displayName: "Open" });
+    const write = await request(open.app)
+      .patch("/profile")
+      .set(await open.auth("u_alice"))
+      .send({ displayName: "Open" });
     expect(write.status).toBe(200);
-    expect((await request(open.app).get("/health")).body).toMatchObject({ status: "degraded", reasons: [{ code: "decision_log_unavailable", detail: expect.stringMatching(/decisions lost/) }] });
+    expect((await request(open.app).get("/health")).body).toMatchObject({
+      status: "degraded",
+      reasons: [{ code: "decision_log_unavailable", detail: expect.stringMatching(/decisions lost/) }],
+    });
   } finally {
     await open.close();
   }
   const closed = await startHarness({ decisionLog: { ...SMALL_STORE, onFailure: "refuse-all" } });
   try {
     await fillTheStore(closed);
-    const read = await request(closed.app).get("/invoices/inv_alice_1").set(await closed.auth("u_alice"));
+    const read = await request(closed.app)
+      .get("/invoices/inv_alice_1")
+      .set(await closed.auth("u_alice"));
     expectProblem(read, 503, "decision_log_unavailable");
     // Nothing but /health and /metrics is served: unavailable, 503, so a load balancer takes the instance out.
     const health = await request(closed.app).get("/health");

@@ -118,7 +118,10 @@ test("api/fields.ts computes the read and write sets the compiled policy decides
 describe("the body guard knows every protected and retired name, in any spelling, at any depth", () => {
   const names = [...Object.keys(policyFields.protected), ...Object.keys(policyFields.retired)];
   const spellings = (name: string): string[] => {
-    const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").split(/[_\s]/).filter((w) => w !== "");
+    const words = name
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .split(/[_\s]/)
+      .filter((w) => w !== "");
     const lower = words.map((w) => w.toLowerCase());
     return [lower.join("_"), lower.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join(""), lower.join("-").toUpperCase()];
   };

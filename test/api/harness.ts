@@ -155,7 +155,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const decisionLog = pg ? createDecisionLog({ db: { file: path.join(dir, "decisions.db"), ...logStore }, onError: () => undefined }) : undefined;
   const service = await createService(
     {
-      database: { file: path.join(dir, "portcullis.db"), lockWaitMs: options.lockWaitMs, url: pg && options.pgUrl ? await options.pgUrl(pg.urls.app) : pg?.urls.app, poolMax: options.poolMax, ...options.pgTimeouts },
+      database: {
+        file: path.join(dir, "portcullis.db"),
+        lockWaitMs: options.lockWaitMs,
+        url: pg && options.pgUrl ? await options.pgUrl(pg.urls.app) : pg?.urls.app,
+        poolMax: options.poolMax,
+        ...options.pgTimeouts,
+      },
       bundle: { file: bundleFile, watch: false, pollIntervalMs: 60_000 },
       decisionLog: { file: path.join(dir, "decisions.db"), ...options.decisionLog },
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
@@ -166,7 +172,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       http: { trustedProxies: options.trustedProxies },
       redis: options.redis,
     },
-    { logger: (entry) => void logs.push(entry), pdpLogger: () => undefined, decisionLogErrors: () => undefined, app: options.app, now: options.now ?? (() => HARNESS_NOW), decisionLog },
+    {
+      logger: (entry) => void logs.push(entry),
+      pdpLogger: () => undefined,
+      decisionLogErrors: () => undefined,
+      app: options.app,
+      now: options.now ?? (() => HARNESS_NOW),
+      decisionLog,
+    },
   );
   await options.beforeStart?.(service.db);
   // As `portcullis serve` does once the app passed its start-up check.

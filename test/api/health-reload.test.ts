@@ -24,7 +24,12 @@ function bundle(revision: string, withoutRoutes: string[] = []): Buffer {
   const routes = (data as { portcullis: { routes: Record<string, unknown> } }).portcullis.routes;
   for (const id of withoutRoutes) delete routes[id];
   const { wasm } = compile(policies, { entrypoints: ENTRYPOINTS });
-  return writeBundle({ wasm, data, sources: [], manifest: { revision, roots: [""], rego_version: 1, wasm: ENTRYPOINTS.map((entrypoint) => ({ entrypoint, module: "/policy.wasm" })) } });
+  return writeBundle({
+    wasm,
+    data,
+    sources: [],
+    manifest: { revision, roots: [""], rego_version: 1, wasm: ENTRYPOINTS.map((entrypoint) => ({ entrypoint, module: "/policy.wasm" })) },
+  });
 }
 
 let h: Harness;
@@ -41,7 +46,11 @@ async function health() {
 }
 
 async function metrics() {
-  return (await request(h.app).get("/metrics").set(await h.auth("u_carol"))).body.metrics;
+  return (
+    await request(h.app)
+      .get("/metrics")
+      .set(await h.auth("u_carol"))
+  ).body.metrics;
 }
 
 test("a reload lacking a route's policy is refused; the old revision keeps serving; health and metrics say so; a good bundle heals it", async () => {
@@ -50,14 +59,23 @@ test("a reload lacking a route's policy is refused; the old revision keeps servi
 
   fs.writeFileSync(bundleFile, bundle("no-invoices-get", ["invoices.get"]));
   await h.pdp.refresh();
-  expect(h.pdp.status()).toMatchObject({ active: { revision: "api-test" }, lastError: { code: "check_failed", message: expect.stringContaining("invoices.get") } });
+  expect(h.pdp.status()).toMatchObject({
+    active: { revision: "api-test" },
+    lastError: { code: "check_failed", message: expect.stringContaining("invoices.get") },
+  });
   // The route still answers from the old bundle (not 403 no_policy).
-  const res = await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_alice"));
+  const res = await request(h.app)
+    .get("/invoices/inv_alice_1")
+    .set(await h.auth("u_alice"));
   expect(res.status).toBe(200);
   const degraded = await health();
   expect(degraded).toEqual({
     status: 200,
-    body: { status: "degraded", revision: "api-test", reasons: [{ component: "policy_bundle", code: "check_failed", detail: expect.stringContaining("lacks a policy"), since: expect.any(String) }] },
+    body: {
+      status: "degraded",
+      revision: "api-test",
+      reasons: [{ component: "policy_bundle", code: "check_failed", detail: expect.stringContaining("lacks a policy"), since: expect.any(String) }],
+    },
   });
   // Public health names the code, never the raw message (paths); metrics (staff) carry it.
   expect(JSON.stringify(degraded.body)).not.toContain(h.dir);

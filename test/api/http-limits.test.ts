@@ -108,7 +108,10 @@ describe("with small limits", () => {
 test("the service's defaults are API-sized, and the settings are checked", () => {
   const { http } = loadConfig({ env: {} });
   expect(http).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1_000, maxHeadersCount: 100 });
-  expect(loadConfig({ env: { PORTCULLIS_HEADERS_TIMEOUT_MS: "2000", PORTCULLIS_MAX_CONNECTIONS: "50" } }).http).toMatchObject({ headersTimeoutMs: 2000, maxConnections: 50 });
+  expect(loadConfig({ env: { PORTCULLIS_HEADERS_TIMEOUT_MS: "2000", PORTCULLIS_MAX_CONNECTIONS: "50" } }).http).toMatchObject({
+    headersTimeoutMs: 2000,
+    maxConnections: 50,
+  });
   for (const bad of ["0", "-1", "1.5", "ten", "1e3x"]) expect(() => loadConfig({ env: { PORTCULLIS_MAX_CONNECTIONS: bad } })).toThrow(ConfigError);
   expect(() => loadConfig({ env: { PORTCULLIS_HEADERS_TIMEOUT_MS: "60000" } })).toThrow(/request timeout/);
 });

@@ -19,7 +19,12 @@ const ACME = { tenant_id: "t_acme" };
 
 /** Every (route, template, path parameter) the registry declares, versions filled in. */
 const PATH_ROUTES = ROUTES.flatMap((r) =>
-  r.paths.flatMap((t) => [...t.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]).filter((p) => p !== "version").map((param) => ({ route: r, template: t, param }))),
+  r.paths.flatMap((t) =>
+    [...t.matchAll(/\{([a-z_]+)\}/g)]
+      .map((m) => m[1])
+      .filter((p) => p !== "version")
+      .map((param) => ({ route: r, template: t, param })),
+  ),
 );
 
 const BAD_IDS: Array<[string, string]> = [
@@ -40,14 +45,19 @@ describe.each(PATH_ROUTES.map((p) => [`${p.route.method} ${p.template}`, p] as c
   test.each(BAD_IDS)("an id with %s is 400 invalid_param for a caller the policy allows", async (_what, bad) => {
     const path = template.replace("{version}", "v2").replace(`{${param}}`, bad);
     // An admin of t_acme: allowed on every route with a path id (moderation, exports, invoice workflow).
-    const res = await request(h.app)[route.method.toLowerCase() as "get" | "post"](path).set(await h.auth("u_carol")).send(route.body ? {} : undefined);
+    const res = await request(h.app)
+      [route.method.toLowerCase() as "get" | "post"](path)
+      .set(await h.auth("u_carol"))
+      .send(route.body ? {} : undefined);
     expectProblem(res, 400, "invalid_param");
     expect(res.body.param).toBe(param);
   });
 });
 
 test("an id list in the query with an 8 KiB id is invalid_param", async () => {
-  const res = await request(h.app).get(`/invoices/export?ids=inv_alice_1,${"i".repeat(8192)}`).set(await h.auth("u_alice"));
+  const res = await request(h.app)
+    .get(`/invoices/export?ids=inv_alice_1,${"i".repeat(8192)}`)
+    .set(await h.auth("u_alice"));
   expectProblem(res, 400, "invalid_param");
 });
 
@@ -58,7 +68,8 @@ test("a path id refused by the guard is still answered by the policy first: anon
 describe("a JSON body that is not valid UTF-8", () => {
   /** Raw bytes as the body (superagent would serialize a Buffer as JSON itself). */
   const raw = (bytes: Buffer) => (body: unknown) => (body === bytes ? bytes : body) as unknown as string;
-  const broken = (json: string, bytes: number[]) => Buffer.concat([Buffer.from(json.slice(0, json.indexOf("#"))), Buffer.from(bytes), Buffer.from(json.slice(json.indexOf("#") + 1))]);
+  const broken = (json: string, bytes: number[]) =>
+    Buffer.concat([Buffer.from(json.slice(0, json.indexOf("#"))), Buffer.from(bytes), Buffer.from(json.slice(json.indexOf("#") + 1))]);
 
   test.each([
     ["a stray byte", [0xff]],
@@ -66,7 +77,7 @@ describe("a JSON body that is not valid UTF-8", () => {
     ["an overlong form", [0xc0, 0xaf]],
     ["a surrogate", [0xed, 0xa0, 0x80]],
   ])("PATCH /profile with %s: 400 invalid_body, nothing stored", async (_what, bytes) => {
-    const before = (await h.db.users.getScoped("u_alice", ACME));
+    const before = await h.db.users.getScoped("u_alice", ACME);
     const body = broken('{"displayName":"Al#ice"}', bytes);
     const res = await request(h.app)
       .patch("/profile")
@@ -93,7 +104,12 @@ describe("a JSON body that is not valid UTF-8", () => {
 
   test("valid UTF-8 (non-ASCII) is stored as sent", async () => {
     const body = Buffer.from('{"displayName":"Alïce ✓"}');
-    const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).set("Content-Type", "application/json").serialize(raw(body)).send(body);
+    const res = await request(h.app)
+      .patch("/profile")
+      .set(await h.auth("u_alice"))
+      .set("Content-Type", "application/json")
+      .serialize(raw(body))
+      .send(body);
     expect(res.status).toBe(200);
     expect((await h.db.users.getScoped("u_alice", ACME))?.display_name).toBe("Alïce ✓");
   });

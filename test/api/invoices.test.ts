@@ -20,7 +20,9 @@ const withoutId = (body: Record<string, unknown>) => ({ ...body, decision_id: un
 
 describe("reading", () => {
   test("a member reads her own invoice, cut to the member view", async () => {
-    const res = await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_alice"));
+    const res = await request(h.app)
+      .get("/invoices/inv_alice_1")
+      .set(await h.auth("u_alice"));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(MEMBER_FIELDS);
     expect(JSON.stringify(res.body)).not.toMatch(/SECRET|internal|owner|tenant/);
@@ -40,20 +42,26 @@ describe("reading", () => {
     const frank = await h.auth("u_frank");
     expectProblem(await request(h.app).get("/invoices/inv_dave_1").set(frank), 404, "not_found");
     expectProblem(await request(h.app).get("/invoices/inv_nope").set(frank), 404, "not_found");
-    const events = (await h.events({ kind: "cross_tenant_id", actorId: "u_frank" }));
+    const events = await h.events({ kind: "cross_tenant_id", actorId: "u_frank" });
     expect(events.map((e) => [e.detail.resource_id, e.detail.resource_tenant])).toEqual([["inv_dave_1", "t_globex"]]);
   });
 
   test("an admin of another tenant gets 404 too", async () => {
-    const res = await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_erin"));
+    const res = await request(h.app)
+      .get("/invoices/inv_alice_1")
+      .set(await h.auth("u_erin"));
     expectProblem(res, 404, "not_found");
   });
 
   test("support reads tenant invoices without customer-facing owner data; admin sees owner_id", async () => {
-    const support = await request(h.app).get("/invoices/inv_bob_1").set(await h.auth("u_frank"));
+    const support = await request(h.app)
+      .get("/invoices/inv_bob_1")
+      .set(await h.auth("u_frank"));
     expect(support.status).toBe(200);
     expect(support.body.owner_id).toBeUndefined();
-    const admin = await request(h.app).get("/invoices/inv_bob_1").set(await h.auth("u_carol"));
+    const admin = await request(h.app)
+      .get("/invoices/inv_bob_1")
+      .set(await h.auth("u_carol"));
     expect(admin.body.owner_id).toBe("u_bob");
   });
 
@@ -62,7 +70,10 @@ describe("reading", () => {
     const one = await request(h.app).get("/invoices/inv_alice_1").set(alice);
     const list = await request(h.app).get("/invoices").set(alice);
     const exp = await request(h.app).get("/invoices/export").set(alice);
-    const batch = await request(h.app).post("/invoices/batch").set(alice).send({ ids: ["inv_alice_1"] });
+    const batch = await request(h.app)
+      .post("/invoices/batch")
+      .set(alice)
+      .send({ ids: ["inv_alice_1"] });
     for (const res of [list, exp, batch]) {
       expect(res.status).toBe(200);
       for (const inv of res.body.invoices) expect(Object.keys(inv).sort()).toEqual(Object.keys(one.body).sort());
@@ -83,19 +94,45 @@ describe("reading", () => {
 
   test("ids in the body are checked, nested ones refused", async () => {
     const alice = await h.auth("u_alice");
-    expectProblem(await request(h.app).post("/invoices/batch").set(alice).send({ ids: ["inv_alice_1", "inv_bob_1"] }), 404, "not_found");
-    expectProblem(await request(h.app).post("/invoices/batch").set(alice).send({ ids: ["inv_dave_1"] }), 404, "not_found");
+    expectProblem(
+      await request(h.app)
+        .post("/invoices/batch")
+        .set(alice)
+        .send({ ids: ["inv_alice_1", "inv_bob_1"] }),
+      404,
+      "not_found",
+    );
+    expectProblem(
+      await request(h.app)
+        .post("/invoices/batch")
+        .set(alice)
+        .send({ ids: ["inv_dave_1"] }),
+      404,
+      "not_found",
+    );
     // Nested objects where ids belong: 400 (validated after the decision, never read).
-    expectProblem(await request(h.app).post("/invoices/batch").set(alice).send({ ids: [{ id: "inv_bob_1" }] }), 400, "invalid_body");
+    expectProblem(
+      await request(h.app)
+        .post("/invoices/batch")
+        .set(alice)
+        .send({ ids: [{ id: "inv_bob_1" }] }),
+      400,
+      "invalid_body",
+    );
     // Any other body field, at any depth, is not writable.
-    const extra = await request(h.app).post("/invoices/batch").set(alice).send({ ids: ["inv_alice_1"], filter: { owner_id: "u_bob" } });
+    const extra = await request(h.app)
+      .post("/invoices/batch")
+      .set(alice)
+      .send({ ids: ["inv_alice_1"], filter: { owner_id: "u_bob" } });
     expectProblem(extra, 403, "field_not_writable");
   });
 });
 
 describe("workflow actions, one decision each", () => {
   test("a member cannot approve; nothing changes", async () => {
-    const res = await request(h.app).post("/invoices/inv_alice_2/approve").set(await h.auth("u_alice"));
+    const res = await request(h.app)
+      .post("/invoices/inv_alice_2/approve")
+      .set(await h.auth("u_alice"));
     expectProblem(res, 403, "forbidden");
     expect(res.body.reason).toBe("role_required");
     expect((await h.db.invoices.getScoped("inv_alice_2", ACME))?.status).toBe("pending");
@@ -111,7 +148,9 @@ describe("workflow actions, one decision each", () => {
   });
 
   test("an admin of another tenant cannot approve: 404, unchanged", async () => {
-    const res = await request(h.app).post("/invoices/inv_bob_1/approve").set(await h.auth("u_erin"));
+    const res = await request(h.app)
+      .post("/invoices/inv_bob_1/approve")
+      .set(await h.auth("u_erin"));
     expectProblem(res, 404, "not_found");
     expect((await h.db.invoices.getScoped("inv_bob_1", ACME))?.status).toBe("pending");
   });
@@ -121,7 +160,9 @@ describe("workflow actions, one decision each", () => {
     const foreign = await request(h.app).post("/invoices/inv_alice_1/publish").set(bob);
     expectProblem(foreign, 404, "not_found");
     expect((await h.db.invoices.getScoped("inv_alice_1", ACME))?.status).toBe("approved");
-    const own = await request(h.app).post("/invoices/inv_alice_1/publish").set(await h.auth("u_alice"));
+    const own = await request(h.app)
+      .post("/invoices/inv_alice_1/publish")
+      .set(await h.auth("u_alice"));
     expect(own.status).toBe(200);
     expect(own.body.status).toBe("published");
   });
@@ -131,7 +172,10 @@ describe("workflow actions, one decision each", () => {
     const noReason = await request(h.app).post("/invoices/inv_bob_2/refund").set(frank).send({});
     expectProblem(noReason, 403, "forbidden");
     expect(noReason.body.reason).toBe("refund_reason_required");
-    const member = await request(h.app).post("/invoices/inv_bob_2/refund").set(await h.auth("u_bob")).send({ reason: "mine" });
+    const member = await request(h.app)
+      .post("/invoices/inv_bob_2/refund")
+      .set(await h.auth("u_bob"))
+      .send({ reason: "mine" });
     expectProblem(member, 403, "forbidden");
     expect((await h.db.invoices.getScoped("inv_bob_2", ACME))?.status).toBe("published");
     const ok = await request(h.app).post("/invoices/inv_bob_2/refund").set(frank).send({ reason: "customer complaint", amount_cents: 5000 });
@@ -149,18 +193,26 @@ describe("workflow actions, one decision each", () => {
     expect(refund.body.reason).toBe("separation_of_duties");
     expect((await h.db.invoices.getScoped("inv_carol_1", ACME))?.status).toBe("pending");
 
-    const self = await request(h.app).post("/invoices/inv_frank_1/refund").set(await h.auth("u_frank")).send({ reason: "mine" });
+    const self = await request(h.app)
+      .post("/invoices/inv_frank_1/refund")
+      .set(await h.auth("u_frank"))
+      .send({ reason: "mine" });
     expect(self.body.reason).toBe("separation_of_duties");
     expect((await h.db.invoices.getScoped("inv_frank_1", ACME))?.status).toBe("published");
 
     // Another admin of the tenant approves it: the rule is about owners, not about the invoice.
-    const other = await request(h.app).post("/invoices/inv_carol_1/approve").set(await h.auth("u_heidi"));
+    const other = await request(h.app)
+      .post("/invoices/inv_carol_1/approve")
+      .set(await h.auth("u_heidi"));
     expect(other.status).toBe(200);
     expect(other.body.status).toBe("approved");
   });
 
   test("refund with a protected field in the body is refused and changes nothing", async () => {
-    const res = await request(h.app).post("/invoices/inv_ivan_1/refund").set(await h.auth("u_erin")).send({ reason: "x", account_credit_cents: 1_000_000 });
+    const res = await request(h.app)
+      .post("/invoices/inv_ivan_1/refund")
+      .set(await h.auth("u_erin"))
+      .send({ reason: "x", account_credit_cents: 1_000_000 });
     expectProblem(res, 403, "field_not_writable");
     expect((await h.db.invoices.getScoped("inv_ivan_1", GLOBEX))?.status).toBe("approved");
   });

@@ -18,7 +18,9 @@ let service: HttpService;
 let port: number;
 let alice: string;
 beforeAll(async () => {
-  h = await startHarness({ rateLimits: { default: { limit: 100_000, windowSec: 60 }, sensitive: { limit: 100_000, windowSec: 60 }, diagnostic: { limit: 100_000, windowSec: 60 } } });
+  h = await startHarness({
+    rateLimits: { default: { limit: 100_000, windowSec: 60 }, sensitive: { limit: 100_000, windowSec: 60 }, diagnostic: { limit: 100_000, windowSec: 60 } },
+  });
   // Short request timeouts, so a body that never comes is cut (408) within the test.
   const limits = { ...DEFAULT_HTTP_LIMITS, headersTimeoutMs: 1000, requestTimeoutMs: 1500, checkIntervalMs: 100 };
   service = createHttpServer(h.app, { limits, logger: h.deps.logger });
@@ -167,7 +169,12 @@ const BODIES: Array<[string, string, string[], Buffer | string]> = [
   ["invalid JSON", "/profile", ["Content-Type: application/json"], "{"],
   ["invalid UTF-8", "/profile", ["Content-Type: application/json"], Buffer.from([0x7b, 0x22, 0x64, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
   ["overlong UTF-8", "/profile", ["Content-Type: application/json"], Buffer.from('{"displayName":"\xc0\xaf"}', "latin1")],
-  ["a lone surrogate escape is still JSON text, so a broken raw surrogate", "/profile", ["Content-Type: application/json"], Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d])],
+  [
+    "a lone surrogate escape is still JSON text, so a broken raw surrogate",
+    "/profile",
+    ["Content-Type: application/json"],
+    Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]),
+  ],
   ["BOM", "/profile", ["Content-Type: application/json"], Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d])],
   ["not JSON type", "/profile", ["Content-Type: text/plain"], "{}"],
   ["non-ASCII type", "/profile", ["Content-Type: \xff/\xff"], "{}"],
@@ -187,7 +194,9 @@ describe.each([
   const headers = () => auth.map((l) => l.replace("%TOKEN%", alice));
 
   test.each(PATHS)("GET %s", async (target) => expectRefusedCleanly(await send(request("GET", target, headers()))));
-  test.each(PATHS)("POST %s", async (target) => expectRefusedCleanly(await send(request("POST", target, [...headers(), "Content-Type: application/json"], "{}"))));
+  test.each(PATHS)("POST %s", async (target) =>
+    expectRefusedCleanly(await send(request("POST", target, [...headers(), "Content-Type: application/json"], "{}"))),
+  );
   test.each(QUERIES)("GET %s", async (target) => expectRefusedCleanly(await send(request("GET", target, headers()))));
   test.each(MALFORMED_HEADERS)("header: %s", async (_name, lines) => {
     const extra = lines.some((l) => l.startsWith("Authorization:")) ? lines : [...headers(), ...lines];

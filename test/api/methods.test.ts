@@ -28,7 +28,9 @@ const UNDECLARED = http.METHODS.filter((m) => !["GET", "POST", "PATCH", "PUT", "
 
 test.each(CASES)("%s %s: HEAD is refused like an unknown method, on the record", async (_id, path) => {
   h.logs.length = 0;
-  const res = await request(h.app).head(path).set(await h.auth("u_carol"));
+  const res = await request(h.app)
+    .head(path)
+    .set(await h.auth("u_carol"));
   expect(res.status).toBe(404);
   expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
   expect(res.headers["decision-id"]).toMatch(/^[0-9a-f-]{36}$/);
@@ -51,7 +53,9 @@ test.each(UNDECLARED)("%s on a GET route is refused the same way", async (method
 });
 
 test("refused methods are counted as unmatched traffic, never under a route's template", async () => {
-  await request(h.app).head("/users/me").set(await h.auth("u_alice"));
+  await request(h.app)
+    .head("/users/me")
+    .set(await h.auth("u_alice"));
   await request(h.app).options("/users/me");
   const rows = (await h.db.traffic.summary()).filter((r) => r.method === "HEAD" || r.method === "OPTIONS");
   expect(rows.length).toBeGreaterThan(0);
@@ -60,7 +64,13 @@ test("refused methods are counted as unmatched traffic, never under a route's te
 
 test("the methods the records declare still answer (the refusal is per method, not per path)", async () => {
   expect((await request(h.app).get("/health")).status).toBe(200);
-  expect((await request(h.app).get("/users/me").set(await h.auth("u_alice"))).status).toBe(200);
+  expect(
+    (
+      await request(h.app)
+        .get("/users/me")
+        .set(await h.auth("u_alice"))
+    ).status,
+  ).toBe(200);
 });
 
 test("even when a record declares HEAD somewhere, a GET route elsewhere does not answer it", async () => {
@@ -69,8 +79,14 @@ test("even when a record declares HEAD somewhere, a GET route elsewhere does not
   const app = express();
   const refuse: RequestHandler = (_req, res) => void res.status(404).end();
   app.use(acceptedMethods(records, refuse));
-  app.get("/a", onlyMethod("GET", (_req, res) => void res.status(200).end()));
-  app.head("/b", onlyMethod("HEAD" as never, (_req, res) => void res.status(204).end()));
+  app.get(
+    "/a",
+    onlyMethod("GET", (_req, res) => void res.status(200).end()),
+  );
+  app.head(
+    "/b",
+    onlyMethod("HEAD" as never, (_req, res) => void res.status(204).end()),
+  );
   app.use(refuse);
   expect((await request(app).get("/a")).status).toBe(200);
   expect((await request(app).head("/b")).status).toBe(204);

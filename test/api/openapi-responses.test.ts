@@ -88,17 +88,26 @@ function check(doc: Doc, { req, res }: Exchange): { template?: string; problem: 
   return { template, problem: "" };
 }
 
-function rawRequest(url: URL, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+function rawRequest(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string>; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body === undefined ? headers : { ...headers, "Content-Length": String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const flat: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(", ") : v;
-        resolve({ status: res.statusCode ?? 0, headers: flat, text: Buffer.concat(chunks).toString("utf8") });
-      });
-    });
+    const req = http.request(
+      url,
+      { method, headers: body === undefined ? headers : { ...headers, "Content-Length": String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const flat: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(", ") : v;
+          resolve({ status: res.statusCode ?? 0, headers: flat, text: Buffer.concat(chunks).toString("utf8") });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

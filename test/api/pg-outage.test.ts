@@ -66,10 +66,12 @@ describe("the pool exhausted", () => {
     // Two transactions hold both pooled connections until released.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const holders = [0, 1].map(() => h.db.transaction(async (tx) => {
-      await tx.tenants.list();
-      await released;
-    }));
+    const holders = [0, 1].map(() =>
+      h.db.transaction(async (tx) => {
+        await tx.tenants.list();
+        await released;
+      }),
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const res = await request(h.app).patch("/profile").set(alice).send({ displayName: "Starved" });
@@ -107,7 +109,11 @@ describe("the service's connections cut", () => {
       await owner.query("BEGIN");
       await owner.query("SELECT set_config('portcullis.tenant', 't_acme', true)");
       await owner.query("SELECT 1 FROM users WHERE id = 'u_alice' FOR UPDATE");
-      const patch = request(h.app).patch("/profile").set(alice).send({ displayName: "Cut Off" }).then((r) => r);
+      const patch = request(h.app)
+        .patch("/profile")
+        .set(alice)
+        .send({ displayName: "Cut Off" })
+        .then((r) => r);
       let waiting = 0;
       for (let i = 0; i < 100 && waiting === 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -195,7 +201,10 @@ describe("the server gone, then back", () => {
     for (const res of [
       await request(h.app).get("/invoices/inv_alice_1").set(alice),
       await request(h.app).patch("/profile").set(alice).send({ displayName: "Nobody Home" }),
-      await request(h.app).post("/users/invite").set(await h.auth("u_carol")).send({ email: "gone@acme.example", displayName: "Gone" }),
+      await request(h.app)
+        .post("/users/invite")
+        .set(await h.auth("u_carol"))
+        .send({ email: "gone@acme.example", displayName: "Gone" }),
     ]) {
       expectUnavailable(res);
       expect((await decisionOf(h, res.headers["decision-id"])).outcome).toMatchObject({ status: 503, problem: "database_unavailable" });
@@ -210,7 +219,9 @@ describe("the server gone, then back", () => {
     expect((await request(h.app).get("/invoices/inv_alice_1").set(alice)).status).toBe(200);
     expect((await h.db.users.getScoped("u_alice", ACME))?.display_name).toBe("Alice Archer");
     expect(await h.db.users.searchScoped(ACME, "gone@acme.example", 10)).toEqual([]);
-    const metrics = await request(h.app).get("/metrics").set(await h.auth("u_frank"));
+    const metrics = await request(h.app)
+      .get("/metrics")
+      .set(await h.auth("u_frank"));
     expect(metrics.body.metrics.database).toEqual({ backend: "postgres", available: true, failing_since: null, error: null });
   });
 });

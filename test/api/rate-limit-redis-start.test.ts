@@ -45,7 +45,13 @@ async function slowRelay(target: string, held: number, delayMs: number): Promise
   };
 }
 
-const options = (url: string, connectTimeoutMs: number) => ({ ...REDIS_DEFAULTS, url, commandTimeoutMs: 100, connectTimeoutMs, keyPrefix: uniquePrefix("start") });
+const options = (url: string, connectTimeoutMs: number) => ({
+  ...REDIS_DEFAULTS,
+  url,
+  commandTimeoutMs: 100,
+  connectTimeoutMs,
+  keyPrefix: uniquePrefix("start"),
+});
 
 test("a first answer slower than commandTimeoutMs does not refuse the start; requests then get commandTimeoutMs", async () => {
   // The ready check's and the first PING's replies arrive 300 ms late (3x the command timeout).

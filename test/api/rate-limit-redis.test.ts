@@ -70,7 +70,14 @@ describe("two instances sharing one Redis", () => {
 
   test("the failed-authentication budget of an address is shared too", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await request((i % 2 === 0 ? a : b).app).get("/users/me").set("Authorization", "Bearer x.y.z")).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push(
+        (
+          await request((i % 2 === 0 ? a : b).app)
+            .get("/users/me")
+            .set("Authorization", "Bearer x.y.z")
+        ).status,
+      );
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     // A valid token still passes on either instance.
     expect((await get(b, "/users/me", "u_carol")).status).toBe(200);
@@ -83,7 +90,11 @@ describe("two instances sharing one Redis", () => {
         const shared = budgetOf(await get(i % 2 === 0 ? a : b, "/users/me", "u_dave"));
         const local = budgetOf(await get(memory, "/users/me", "u_dave"));
         // The seconds to the window's end (t, Retry-After) tick with the clock: the same range, the rest identical.
-        expect({ ...shared, reset: undefined, retryAfter: typeof shared.retryAfter }).toEqual({ ...local, reset: undefined, retryAfter: typeof local.retryAfter });
+        expect({ ...shared, reset: undefined, retryAfter: typeof shared.retryAfter }).toEqual({
+          ...local,
+          reset: undefined,
+          retryAfter: typeof local.retryAfter,
+        });
         for (const answer of [shared, local]) {
           expect(answer.reset).toBeGreaterThanOrEqual(1);
           expect(answer.reset).toBeLessThanOrEqual(60);
@@ -110,7 +121,14 @@ describe("two instances sharing one Redis", () => {
   test("/health is ok and /metrics names the shared store", async () => {
     expect((await get(a, "/health")).body).toMatchObject({ status: "ok", reasons: [] });
     const metrics = await get(b, "/metrics", "u_frank");
-    expect(metrics.body.metrics.rate_limit_store).toEqual({ shared: true, on_failure: "insurance", failing_since: null, error: null, insured_hits: 0, refused_hits: 0 });
+    expect(metrics.body.metrics.rate_limit_store).toEqual({
+      shared: true,
+      on_failure: "insurance",
+      failing_since: null,
+      error: null,
+      insured_hits: 0,
+      refused_hits: 0,
+    });
   });
 });
 
@@ -133,7 +151,6 @@ describe("Redis unreachable at start", () => {
     expect(err).toMatchObject({ code: "REDIS_UNAVAILABLE" });
     expect(String((err as Error).message)).not.toContain("s3cret-pw");
   });
-
 });
 
 describe("Redis going away mid-run", () => {
@@ -180,7 +197,14 @@ describe("Redis going away mid-run", () => {
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({
         status: "degraded",
-        reasons: [{ component: "rate_limits", code: "rate_limit_store_unavailable", detail: expect.stringMatching(/counted per instance/), since: expect.stringMatching(/^\d{4}-/) }],
+        reasons: [
+          {
+            component: "rate_limits",
+            code: "rate_limit_store_unavailable",
+            detail: expect.stringMatching(/counted per instance/),
+            since: expect.stringMatching(/^\d{4}-/),
+          },
+        ],
       });
       const metrics = (await get(a, "/metrics", "u_frank")).body.metrics.rate_limit_store;
       expect(metrics).toMatchObject({ shared: true, on_failure: "insurance", failing_since: expect.any(String), error: expect.any(String) });
@@ -233,7 +257,10 @@ describe("Redis going away mid-run", () => {
         expectProblem(await request(h.app).get("/users/me").set("Authorization", "Bearer x.y.z"), 503, "rate_limit_unavailable");
         const health = await get(h, "/health");
         expect(health.status).toBe(503);
-        expect(health.body).toMatchObject({ status: "degraded", reasons: [{ component: "rate_limits", code: "rate_limit_store_unavailable", detail: expect.stringMatching(/requests are refused/) }] });
+        expect(health.body).toMatchObject({
+          status: "degraded",
+          reasons: [{ component: "rate_limits", code: "rate_limit_store_unavailable", detail: expect.stringMatching(/requests are refused/) }],
+        });
         const metrics = await get(h, "/metrics", "u_frank");
         expect(metrics.status).toBe(200);
         expect(metrics.body.metrics.rate_limit_store).toMatchObject({ on_failure: "refuse", refused_hits: 2, failing_since: expect.any(String) });

@@ -62,16 +62,27 @@ async function cli(...args: string[]): Promise<{ code: number; out: string }> {
 
 describe("a read the policy allowed but the scope did not find", () => {
   test("a same-tenant BOLA attempt is on the record as a 404 refusal, with a cross_owner_id event", async () => {
-    const res = await request(h.app).get("/invoices/inv_alice_1").set(await h.auth("u_bob"));
+    const res = await request(h.app)
+      .get("/invoices/inv_alice_1")
+      .set(await h.auth("u_bob"));
     expectProblem(res, 404, "not_found");
     const id = res.headers["decision-id"];
 
     const entry = await byId(id);
     expect(entry).toMatchObject({ allowed: true, status: 200, actor_id: "u_bob" }); // the policy's answer, as it was
-    expect(entry.outcome).toMatchObject({ method: "GET", http_path: "/invoices/inv_alice_1", route_id: "invoices.get", version: "v2", status: 404, problem: "not_found", scope_found: false, aborted: false });
+    expect(entry.outcome).toMatchObject({
+      method: "GET",
+      http_path: "/invoices/inv_alice_1",
+      route_id: "invoices.get",
+      version: "v2",
+      status: 404,
+      problem: "not_found",
+      scope_found: false,
+      aborted: false,
+    });
     expect((await query({ denied: true, actor: "u_bob" })).map((e) => e.decision_id)).toContain(id);
 
-    const events = (await h.events({ kind: "cross_owner_id", actorId: "u_bob" }));
+    const events = await h.events({ kind: "cross_owner_id", actorId: "u_bob" });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ decision_id: id, route_id: "invoices.get", tenant_id: "t_acme" });
     expect(events[0].detail).toMatchObject({ resource_type: "invoice", resource_id: "inv_alice_1", status: 404 });
@@ -98,7 +109,10 @@ describe("a read the policy allowed but the scope did not find", () => {
   });
 
   test("a write whose owner scope finds another member's row is a refusal too", async () => {
-    const res = await request(h.app).post("/invoices/inv_alice_1/publish").set(await h.auth("u_bob")).send({});
+    const res = await request(h.app)
+      .post("/invoices/inv_alice_1/publish")
+      .set(await h.auth("u_bob"))
+      .send({});
     expectProblem(res, 404, "not_found");
     const entry = await byId(res.headers["decision-id"]);
     expect(entry).toMatchObject({ allowed: true });
@@ -179,7 +193,9 @@ describe("refusals made before the policy is asked", () => {
   });
 
   test("--path matches an HTTP path or a route id", async () => {
-    const res = await request(h.app).get("/invoices/inv_bob_2").set(await h.auth("u_bob"));
+    const res = await request(h.app)
+      .get("/invoices/inv_bob_2")
+      .set(await h.auth("u_bob"));
     const id = res.headers["decision-id"];
     expect((await query({ path: "/invoices/inv_bob_2" })).map((e) => e.decision_id)).toEqual([id]);
     expect((await query({ path: "invoices.get", limit: 1000 })).map((e) => e.decision_id)).toContain(id);

@@ -35,7 +35,11 @@ test("format csv answers text/csv with the JSON report's rows, as a download", a
   expect(text.endsWith("\r\n")).toBe(true);
   const table = fromCsv(text);
   expect(table.rows).toEqual(
-    (json.body.rows as Array<{ status: string; count: number; amount_cents: number }>).map((r) => ({ status: r.status, count: String(r.count), amount_cents: String(r.amount_cents) })),
+    (json.body.rows as Array<{ status: string; count: number; amount_cents: number }>).map((r) => ({
+      status: r.status,
+      count: String(r.count),
+      amount_cents: String(r.amount_cents),
+    })),
   );
   expect(table.rows.length).toBeGreaterThan(1);
 });
@@ -51,9 +55,30 @@ test("an Accept header that refuses text/csv is 406 not_acceptable; one that tak
 
 test("the policy decides before any CSV: anonymous 401, members and support 403, problem+json", async () => {
   expectProblem(await request(h.app).post(PATH).send({ format: "csv" }), 401, "authentication_required");
-  expectProblem(await request(h.app).post(PATH).set(await h.auth("u_alice")).send({ format: "csv" }), 403, "forbidden");
-  expectProblem(await request(h.app).post(PATH).set(await h.auth("u_frank")).send({ format: "csv" }), 403, "forbidden");
-  expectProblem(await request(h.app).post(PATH).set(await h.auth("u_carol")).send({ format: "xlsx" }), 400, "invalid_body");
+  expectProblem(
+    await request(h.app)
+      .post(PATH)
+      .set(await h.auth("u_alice"))
+      .send({ format: "csv" }),
+    403,
+    "forbidden",
+  );
+  expectProblem(
+    await request(h.app)
+      .post(PATH)
+      .set(await h.auth("u_frank"))
+      .send({ format: "csv" }),
+    403,
+    "forbidden",
+  );
+  expectProblem(
+    await request(h.app)
+      .post(PATH)
+      .set(await h.auth("u_carol"))
+      .send({ format: "xlsx" }),
+    400,
+    "invalid_body",
+  );
 });
 
 test("the CSV answer and the 406 are what the route's description says", async () => {
@@ -65,9 +90,21 @@ test("the CSV answer and the 406 are what the route's description says", async (
   expect(Object.keys(op.responses["200"].content)).toContain("text/csv");
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
   addFormats(ajv);
-  const csv = await request(h.app).post(PATH).set(await h.auth("u_carol")).send({ format: "csv" });
+  const csv = await request(h.app)
+    .post(PATH)
+    .set(await h.auth("u_carol"))
+    .send({ format: "csv" });
   expect(ajv.validate(op.responses["200"].content["text/csv"].schema, csv.text)).toBe(true);
-  const refused = await request(h.app).post(PATH).set(await h.auth("u_carol")).set("Accept", "application/json").send({ format: "csv" });
-  const schema = JSON.parse(JSON.stringify(op.responses["406"].content["application/problem+json"].schema).replace(/\{"\$ref":"#\/components\/schemas\/Problem"\}/g, JSON.stringify(doc.components.schemas.Problem)));
+  const refused = await request(h.app)
+    .post(PATH)
+    .set(await h.auth("u_carol"))
+    .set("Accept", "application/json")
+    .send({ format: "csv" });
+  const schema = JSON.parse(
+    JSON.stringify(op.responses["406"].content["application/problem+json"].schema).replace(
+      /\{"\$ref":"#\/components\/schemas\/Problem"\}/g,
+      JSON.stringify(doc.components.schemas.Problem),
+    ),
+  );
   expect(ajv.validate(schema, refused.body)).toBe(true);
 });

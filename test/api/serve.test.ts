@@ -20,11 +20,13 @@ import { policyBundle } from "./harness";
 
 function get(port: number, p: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get({ host: "127.0.0.1", port, path: p, headers, agent: false }, (res) => {
-      let body = "";
-      res.on("data", (c) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    }).on("error", reject);
+    http
+      .get({ host: "127.0.0.1", port, path: p, headers, agent: false }, (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      })
+      .on("error", reject);
   });
 }
 
@@ -71,14 +73,22 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     expect(fs.existsSync("var/portcullis.db")).toBe(true);
 
     expect(await tokenCommand(["u_alice"])).toBe(0);
-    const token = lines.filter((l) => /^TOKEN [\w-]+\.[\w-]+\.[\w-]+$/.test(l)).pop()!.slice(6);
+    const token = lines
+      .filter((l) => /^TOKEN [\w-]+\.[\w-]+\.[\w-]+$/.test(l))
+      .pop()!
+      .slice(6);
     const res = await get(port, "/invoices/inv_alice_1", { Authorization: `Bearer ${token}` });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).id).toBe("inv_alice_1");
     const decisionId = res.headers["decision-id"] as string;
 
     expect(await tokenCommand(["u_carol"])).toBe(0);
-    const admin = { Authorization: `Bearer ${lines.filter((l) => /^TOKEN [\w-]+\.[\w-]+\.[\w-]+$/.test(l)).pop()!.slice(6)}` };
+    const admin = {
+      Authorization: `Bearer ${lines
+        .filter((l) => /^TOKEN [\w-]+\.[\w-]+\.[\w-]+$/.test(l))
+        .pop()!
+        .slice(6)}`,
+    };
     let job = JSON.parse((await get(port, `/api/admin/export/${jobId}`, admin)).body);
     for (let i = 0; i < 100 && job.status !== "done"; i++) {
       await new Promise((r) => setTimeout(r, 20));
@@ -91,7 +101,8 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
     await expect(done).resolves.toBe(0);
     done = undefined;
     // Every stdout line the service wrote is one JSON object (the token command's lines aside).
-    for (const chunk of lines.filter((l) => !l.startsWith("TOKEN "))) for (const line of chunk.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+    for (const chunk of lines.filter((l) => !l.startsWith("TOKEN ")))
+      for (const line of chunk.split("\n").filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
     expect(human.filter((h) => h.includes("Portcullis is listening"))).toHaveLength(1);
     const db = openForRead("var/decisions.db");
     try {

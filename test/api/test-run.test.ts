@@ -88,7 +88,7 @@ test("a verified run marks its requests, anonymous and early refusals too; decis
   for (const id of marked) expect(realOnly).not.toContain(id);
 
   // Security events carry the run in their own column.
-  const owner = (await h.events({ kind: "cross_owner_id" }));
+  const owner = await h.events({ kind: "cross_owner_id" });
   expect(owner.find((e) => e.decision_id === bola.headers["decision-id"])?.test_run).toBe("matrix-run-1");
   expect(owner.find((e) => e.decision_id === real.headers["decision-id"])?.test_run).toBeNull();
   expect((await h.events({ testRun: "matrix-run-1" })).map((e) => e.kind).sort()).toEqual(["cross_owner_id", "invalid_token"]);
@@ -107,7 +107,11 @@ test("a verified run marks its requests, anonymous and early refusals too; decis
 
 describe("a credential that does not verify marks nothing: 400, on the record, a security event", () => {
   test.each([
-    ["another key's", () => mintTestRunCredential({ keyFile: path.join(h.dir, "attacker.json"), issuer: ISSUER, runId: "hide-me", ttlSec: 600 }), "unknown_key"],
+    [
+      "another key's",
+      () => mintTestRunCredential({ keyFile: path.join(h.dir, "attacker.json"), issuer: ISSUER, runId: "hide-me", ttlSec: 600 }),
+      "unknown_key",
+    ],
     ["an expired one", () => signed({ run: "hide-me" }, {}, -60), "expired"],
     ["a bearer token", () => h.token("u_alice"), "claims_invalid"],
     ["one naming a subject", () => signed({ run: "hide-me", sub: "u_alice" }), "claims_invalid"],
@@ -117,7 +121,10 @@ describe("a credential that does not verify marks nothing: 400, on the record, a
     ["garbage", () => Promise.resolve("not-a-credential"), "malformed"],
     ["two credentials", () => Promise.resolve(`${credential}, ${credential}`), "malformed"],
   ])("%s", async (_name, make, reason) => {
-    const res = await request(h.app).get("/invoices/inv_bob_1").set(await h.auth("u_bob")).set("Portcullis-Test-Run", await make());
+    const res = await request(h.app)
+      .get("/invoices/inv_bob_1")
+      .set(await h.auth("u_bob"))
+      .set("Portcullis-Test-Run", await make());
     expectProblem(res, 400, "invalid_test_run");
     const id = res.headers["decision-id"];
     const [entry] = await query({ id });

@@ -101,12 +101,22 @@ async function signingKey(kid: string): Promise<{ jwk: JWK; sign(sub: string): P
   const { publicKey, privateKey } = await generateKeyPair("ES256");
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" };
   const sign = (sub: string) =>
-    new SignJWT({}).setProtectedHeader({ alg: "ES256", kid }).setSubject(sub).setIssuer("https://idp.example").setAudience("portcullis").setExpirationTime("2h").sign(privateKey as CryptoKey);
+    new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid })
+      .setSubject(sub)
+      .setIssuer("https://idp.example")
+      .setAudience("portcullis")
+      .setExpirationTime("2h")
+      .sign(privateKey as CryptoKey);
   return { jwk, sign };
 }
 
 describe("the verifier's cache and a rotating remote key set", () => {
-  const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: TokenError) => e.code);
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (e: TokenError) => e.code,
+    );
   let idp: Awaited<ReturnType<typeof identityProvider>>;
   let clock: jest.SpyInstance<number, []>;
   let t: number;
@@ -121,7 +131,15 @@ describe("the verifier's cache and a rotating remote key set", () => {
     idp.close();
   });
   const verifier = (cacheTtlSec: number) =>
-    createVerifier({ issuer: "https://idp.example", audience: "portcullis", algorithms: ["ES256"], jwksUrl: idp.url, devKeyFile: "/nonexistent", clockToleranceSec: 0, cacheTtlSec });
+    createVerifier({
+      issuer: "https://idp.example",
+      audience: "portcullis",
+      algorithms: ["ES256"],
+      jwksUrl: idp.url,
+      devKeyFile: "/nonexistent",
+      clockToleranceSec: 0,
+      cacheTtlSec,
+    });
 
   test("a key removed from the set stops vouching for cached tokens once the new set is fetched", async () => {
     const [a, b] = [await signingKey("a"), await signingKey("b")];

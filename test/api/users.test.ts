@@ -23,24 +23,39 @@ const PROFILE_FIELDS = ["displayName", "email", "id"];
 
 describe("own profile", () => {
   test("GET /users/me: the public view only", async () => {
-    const res = await request(h.app).get("/users/me").set(await h.auth("u_carol"));
+    const res = await request(h.app)
+      .get("/users/me")
+      .set(await h.auth("u_carol"));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(PROFILE_FIELDS);
     expect(JSON.stringify(res.body)).not.toMatch(/SECRET|admin|credit|priority|billing|role|tenant/i);
   });
 
   test("PATCH /profile changes the display name and answers the profile view", async () => {
-    const res = await request(h.app).patch("/profile").set(await h.auth("u_bob")).send({ displayName: "Robert" });
+    const res = await request(h.app)
+      .patch("/profile")
+      .set(await h.auth("u_bob"))
+      .send({ displayName: "Robert" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: "u_bob", email: "bob@acme.example", displayName: "Robert" });
     expect((await row("u_bob"))?.display_name).toBe("Robert");
   });
 
-  test.each(["/profile", "/api/v1/users/me", "/api/v2/users/me", "/api/old/users/me"])("locale is no longer writable (%s): 403 field_not_writable, nothing persisted", async (path) => {
-    const before = await row("u_alice");
-    expectProblem(await request(h.app).patch(path).set(await h.auth("u_alice")).send({ displayName: "Alice", locale: "fr-FR" }), 403, "field_not_writable");
-    expect(await row("u_alice")).toEqual(before);
-  });
+  test.each(["/profile", "/api/v1/users/me", "/api/v2/users/me", "/api/old/users/me"])(
+    "locale is no longer writable (%s): 403 field_not_writable, nothing persisted",
+    async (path) => {
+      const before = await row("u_alice");
+      expectProblem(
+        await request(h.app)
+          .patch(path)
+          .set(await h.auth("u_alice"))
+          .send({ displayName: "Alice", locale: "fr-FR" }),
+        403,
+        "field_not_writable",
+      );
+      expect(await row("u_alice")).toEqual(before);
+    },
+  );
 
   const attacks: Array<[string, unknown]> = [
     ["isAdmin", { displayName: "x", isAdmin: true }],
@@ -68,7 +83,11 @@ describe("own profile", () => {
   test.each(attacks)("mass assignment (%s): 403 field_not_writable, nothing persisted", async (_name, body) => {
     const before = await row("u_alice");
     for (const path of ["/profile", "/api/v1/users/me", "/api/v2/users/me", "/api/mobile/users/me"]) {
-      const res = await request(h.app).patch(path).set(await h.auth("u_alice")).set("Content-Type", "application/json").send(JSON.stringify(body));
+      const res = await request(h.app)
+        .patch(path)
+        .set(await h.auth("u_alice"))
+        .set("Content-Type", "application/json")
+        .send(JSON.stringify(body));
       expectProblem(res, 403, "field_not_writable");
     }
     expect(await row("u_alice")).toEqual(before);
@@ -81,7 +100,11 @@ describe("own profile", () => {
     const body: Record<string, unknown> = { displayName: "x" };
     for (let i = 0; JSON.stringify(body).length < 15_000; i++) body[`f${(i * 7919) % 100_000}`] = 0;
     const before = await row("u_alice");
-    const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).set("Content-Type", "application/json").send(JSON.stringify(body));
+    const res = await request(h.app)
+      .patch("/profile")
+      .set(await h.auth("u_alice"))
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify(body));
     expectProblem(res, 403, "field_not_writable");
     expect(await row("u_alice")).toEqual(before);
     await h.log.flush();
@@ -95,13 +118,30 @@ describe("own profile", () => {
 
   test("a value of the wrong type is 400 after the decision, not persisted", async () => {
     const before = await row("u_alice");
-    expectProblem(await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: 42 }), 400, "invalid_body");
-    expectProblem(await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "" }), 400, "invalid_body");
+    expectProblem(
+      await request(h.app)
+        .patch("/profile")
+        .set(await h.auth("u_alice"))
+        .send({ displayName: 42 }),
+      400,
+      "invalid_body",
+    );
+    expectProblem(
+      await request(h.app)
+        .patch("/profile")
+        .set(await h.auth("u_alice"))
+        .send({ displayName: "" }),
+      400,
+      "invalid_body",
+    );
     expect(await row("u_alice")).toEqual(before);
   });
 
   test("two keys differing only in letter case are refused", async () => {
-    const res = await request(h.app).patch("/profile").set(await h.auth("u_alice")).send({ displayName: "a", DisplayName: "b" });
+    const res = await request(h.app)
+      .patch("/profile")
+      .set(await h.auth("u_alice"))
+      .send({ displayName: "a", DisplayName: "b" });
     expectProblem(res, 403, "field_not_writable");
     expect((await row("u_alice"))?.display_name).toBe("Alice Archer");
   });
@@ -121,7 +161,10 @@ describe("invitations", () => {
   });
 
   test("a member cannot invite", async () => {
-    const res = await request(h.app).post("/users/invite").set(await h.auth("u_alice")).send({ email: "friend@acme.example" });
+    const res = await request(h.app)
+      .post("/users/invite")
+      .set(await h.auth("u_alice"))
+      .send({ email: "friend@acme.example" });
     expectProblem(res, 403, "forbidden");
     expect(await h.db.users.searchScoped(ACME, "friend@", 10)).toHaveLength(0);
   });
@@ -135,12 +178,15 @@ describe("admin routes", () => {
     ["POST", "/api/admin/export", { format: "json" }],
   ] as const)("a normal user gets 403 on %s %s and nothing changes", async (_m, path, body) => {
     for (const user of ["u_alice", "u_frank"]) {
-      const res = await request(h.app).post(path).set(await h.auth(user)).send(body ?? {});
+      const res = await request(h.app)
+        .post(path)
+        .set(await h.auth(user))
+        .send(body ?? {});
       expectProblem(res, 403, "forbidden");
       expect(res.body.reason).toBe("role_required");
     }
     expect((await row("u_bob"))?.status).toBe("active");
-    const events = (await h.events({ kind: "admin_route_denied", actorId: "u_alice" }));
+    const events = await h.events({ kind: "admin_route_denied", actorId: "u_alice" });
     expect(events.length).toBeGreaterThan(0);
   });
 
@@ -149,13 +195,16 @@ describe("admin routes", () => {
     expectProblem(await request(h.app).post("/admin/users/u_dave/suspend").set(carol), 404, "not_found");
     expectProblem(await request(h.app).post("/admin/users/ban").set(carol).send({ user_id: "u_dave" }), 404, "not_found");
     expect((await h.db.users.findIdentity("u_dave"))?.status).toBe("active");
-    const events = (await h.events({ kind: "cross_tenant_id", actorId: "u_carol" }));
+    const events = await h.events({ kind: "cross_tenant_id", actorId: "u_carol" });
     expect(events.map((e) => e.detail.resource_id)).toContain("u_dave");
   });
 
   test("an admin suspends a member of her tenant; the member's token then gets 403", async () => {
     const bobToken = await h.auth("u_bob");
-    const res = await request(h.app).post("/admin/users/u_bob/suspend").set(await h.auth("u_heidi")).send({ reason: "abuse" });
+    const res = await request(h.app)
+      .post("/admin/users/u_bob/suspend")
+      .set(await h.auth("u_heidi"))
+      .send({ reason: "abuse" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: "u_bob", status: "suspended" });
     expectProblem(await request(h.app).get("/users/me").set(bobToken), 403, "account_inactive");
@@ -163,20 +212,33 @@ describe("admin routes", () => {
   });
 
   test("an admin starts an export (202); internal report export: 401 / 403 / 200", async () => {
-    const ok = await request(h.app).post("/api/admin/export").set(await h.auth("u_carol")).send({ format: "csv" });
+    const ok = await request(h.app)
+      .post("/api/admin/export")
+      .set(await h.auth("u_carol"))
+      .send({ format: "csv" });
     expect(ok.status).toBe(202);
     expect(ok.body).toMatchObject({ status: "queued", format: "csv" });
     for (const method of ["get", "post"] as const) {
       for (const q of ["", "?include=all", "?debug=1&expand=users"]) {
         expectProblem(await request(h.app)[method](`/api/internal/reports/export${q}`), 401, "authentication_required");
-        const member = await request(h.app)[method](`/api/internal/reports/export${q}`).set(await h.auth("u_alice"));
+        const member = await request(h.app)
+          [method](`/api/internal/reports/export${q}`)
+          .set(await h.auth("u_alice"));
         expectProblem(member, 403, "forbidden");
       }
-      const admin = await request(h.app)[method]("/api/internal/reports/export").set(await h.auth("u_carol"));
+      const admin = await request(h.app)
+        [method]("/api/internal/reports/export")
+        .set(await h.auth("u_carol"));
       expect(admin.status).toBe(200);
       expect(Object.keys(admin.body).sort()).toEqual(["format", "generatedAt", "name", "rows"]);
       // Extra parameters never widen anything: the admin gets 400, not more data.
-      expectProblem(await request(h.app)[method]("/api/internal/reports/export?include=secrets").set(await h.auth("u_carol")), 400, "invalid_param");
+      expectProblem(
+        await request(h.app)
+          [method]("/api/internal/reports/export?include=secrets")
+          .set(await h.auth("u_carol")),
+        400,
+        "invalid_param",
+      );
     }
   });
 });

@@ -27,13 +27,17 @@ afterAll(async () => h?.close());
 
 test("before the sunset: served, with Deprecation, Sunset and a Link to the successor", async () => {
   now = V1_SUNSET - 1000;
-  const res = await request(h.app).get("/api/v1/users/me").set(await h.auth("u_alice"));
+  const res = await request(h.app)
+    .get("/api/v1/users/me")
+    .set(await h.auth("u_alice"));
   expect(res.status).toBe(200);
   expect(res.headers.deprecation).toBe(`@${Math.floor(Date.parse(record("v1").deprecated_at!) / 1000)}`);
   expect(res.headers.sunset).toBe(new Date(V1_SUNSET).toUTCString());
   expect(res.headers.link).toBe('</api/v2/users/me>; rel="successor-version"');
   // A current version has none of them.
-  const current = await request(h.app).get("/api/v2/users/me").set(await h.auth("u_alice"));
+  const current = await request(h.app)
+    .get("/api/v2/users/me")
+    .set(await h.auth("u_alice"));
   expect([current.headers.deprecation, current.headers.sunset, current.headers.link]).toEqual([undefined, undefined, undefined]);
 });
 
@@ -58,7 +62,10 @@ test("from the sunset on: 410 by every way of naming it, with the successor, and
 
 test("a path that is not a plain URI path cannot break the Link header", async () => {
   now = V1_SUNSET;
-  const res = await request(h.app).get('/invoices/a"b>c').set("Api-Version", "v1").set(await h.auth("u_alice"));
+  const res = await request(h.app)
+    .get('/invoices/a"b>c')
+    .set("Api-Version", "v1")
+    .set(await h.auth("u_alice"));
   expect(res.status).toBe(410);
   expect(res.headers.link).toBe('</invoices/a%22b%3Ec>; rel="successor-version"');
 });
@@ -81,7 +88,13 @@ test("/openapi.json offers only published versions and marks the deprecated ones
   expect(schema.oneOf).toContainEqual({ const: "v2" });
   const header = doc.paths["/users/me"].get.parameters.find((p: { name: string }) => p.name === "Api-Version").schema;
   expect(header).toEqual(schema);
-  expect(doc.info["x-api-versions"]).toContainEqual({ name: "beta", deprecated: true, deprecatedAt: record("beta").deprecated_at, sunset: record("beta").sunset, successor: "v2" });
+  expect(doc.info["x-api-versions"]).toContainEqual({
+    name: "beta",
+    deprecated: true,
+    deprecatedAt: record("beta").deprecated_at,
+    sunset: record("beta").sunset,
+    successor: "v2",
+  });
   expect(JSON.stringify(doc)).not.toMatch(/"(old|legacy)"/);
 });
 

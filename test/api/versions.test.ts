@@ -36,8 +36,14 @@ describe.each(SERVED)("version %s", (version) => {
   ];
 
   test.each(ways)("GET users/me by %s: the same fields as v2, no v1 fields", async (name, how, path) => {
-    const reference = await request(h.app).get("/api/v2/users/me").set(await h.auth("u_alice"));
-    const res = await how(request(h.app).get(path).set(await h.auth("u_alice")));
+    const reference = await request(h.app)
+      .get("/api/v2/users/me")
+      .set(await h.auth("u_alice"));
+    const res = await how(
+      request(h.app)
+        .get(path)
+        .set(await h.auth("u_alice")),
+    );
     expect(res.status).toBe(200);
     expect(res.headers["api-version"]).toBe(version);
     expect(res.headers["content-type"]).toMatch(name.startsWith("Accept") ? `application/vnd.portcullis.${version}+json` : /^application\/json/);
@@ -47,7 +53,10 @@ describe.each(SERVED)("version %s", (version) => {
 
   test("the same input accepted and the same attacks refused", async () => {
     const alice = await h.auth("u_alice");
-    const ok = await request(h.app).patch(`/api/${version}/users/me`).set(alice).send({ displayName: `Alice ${version}` });
+    const ok = await request(h.app)
+      .patch(`/api/${version}/users/me`)
+      .set(alice)
+      .send({ displayName: `Alice ${version}` });
     expect(ok.status).toBe(200);
     expect(Object.keys(ok.body).sort()).toEqual(["displayName", "email", "id"]);
     for (const body of [{ role: "admin" }, { billingPlan: "enterprise" }, { internalNotes: "x" }, { isAdmin: true }, { locale: "fr-FR" }]) {
@@ -63,11 +72,19 @@ describe.each(SERVED)("version %s", (version) => {
 
   test("health and search exist with the same policy", async () => {
     expect((await request(h.app).get(`/api/${version}/health`)).body).toEqual({ status: "ok", revision: "api-test", reasons: [] });
-    const res = await request(h.app).get(`/api/${version}/search?q=a`).set(await h.auth("u_dave"));
+    const res = await request(h.app)
+      .get(`/api/${version}/search?q=a`)
+      .set(await h.auth("u_dave"));
     expect(res.status).toBe(200);
     for (const r of res.body.results) expect(Object.keys(r).sort()).toEqual(["id", "title", "type"]);
     expect(JSON.stringify(res.body)).not.toMatch(/acme|SECRET/i);
-    expectProblem(await request(h.app).get(`/api/${version}/search?q=a&debug=1`).set(await h.auth("u_dave")), 400, "invalid_param");
+    expectProblem(
+      await request(h.app)
+        .get(`/api/${version}/search?q=a&debug=1`)
+        .set(await h.auth("u_dave")),
+      400,
+      "invalid_param",
+    );
     expectProblem(await request(h.app).get(`/api/${version}/search?q=a`), 401, "authentication_required");
   });
 
@@ -95,12 +112,21 @@ describe("lifecycle refusals", () => {
 
   test("an unknown version is 404", async () => {
     for (const v of ["v3", "v0", "internal", "V2x"]) {
-      expectProblem(await request(h.app).get(`/api/${v}/users/me`).set(await h.auth("u_alice")), 404, "unknown_version");
+      expectProblem(
+        await request(h.app)
+          .get(`/api/${v}/users/me`)
+          .set(await h.auth("u_alice")),
+        404,
+        "unknown_version",
+      );
     }
   });
 
   test("two different versions in one request are refused (no picking the laxer one)", async () => {
-    const res = await request(h.app).get("/api/v2/users/me").set(await h.auth("u_alice")).set("Api-Version", "v1");
+    const res = await request(h.app)
+      .get("/api/v2/users/me")
+      .set(await h.auth("u_alice"))
+      .set("Api-Version", "v1");
     expectProblem(res, 400, "version_conflict");
   });
 });
@@ -119,7 +145,13 @@ describe("one rate-limit budget across versions", () => {
       expect(Number(answers[3].headers["retry-after"])).toBeGreaterThan(0);
       // Header-named versions share it too; other users and routes have their own.
       expectProblem(await request(small.app).get("/users/me").set(alice).set("Api-Version", "old"), 429, "rate_limited");
-      expect((await request(small.app).get("/users/me").set(await small.auth("u_bob"))).status).toBe(200);
+      expect(
+        (
+          await request(small.app)
+            .get("/users/me")
+            .set(await small.auth("u_bob"))
+        ).status,
+      ).toBe(200);
       expect((await request(small.app).get("/invoices").set(alice)).status).toBe(200);
     } finally {
       await small.close();
@@ -128,18 +160,34 @@ describe("one rate-limit budget across versions", () => {
 });
 
 test("a version in state Unknown is not served (404), whatever names it", () => {
-  const withUnknown = { ...catalog, versions: [...catalog.versions, { name: "v0", owner: "nobody", state: "Unknown" as const, deprecated_at: null, sunset: null, removal_plan: "find an owner" }] };
+  const withUnknown = {
+    ...catalog,
+    versions: [
+      ...catalog.versions,
+      { name: "v0", owner: "nobody", state: "Unknown" as const, deprecated_at: null, sunset: null, removal_plan: "find an owner" },
+    ],
+  };
   expect(resolveVersion(withUnknown, { path: "v0" })).toEqual({ ok: false, problem: "unknown_version", named: "v0" });
   expect(resolveVersion(withUnknown, { header: "v0" })).toEqual({ ok: false, problem: "unknown_version", named: "v0" });
   expect(resolveVersion(withUnknown, { accept: "application/vnd.portcullis.v0+json" })).toEqual({ ok: false, problem: "unknown_version", named: "v0" });
 });
 
 test("search lists only invoices the caller could read (a second, invoices.list decision)", async () => {
-  const invoiceIds = (res: request.Response) => res.body.results.filter((r: { type: string }) => r.type === "invoice").map((r: { id: string }) => r.id).sort();
-  const member = await request(h.app).get("/api/v2/search?q=ACME-").set(await h.auth("u_alice"));
+  const invoiceIds = (res: request.Response) =>
+    res.body.results
+      .filter((r: { type: string }) => r.type === "invoice")
+      .map((r: { id: string }) => r.id)
+      .sort();
+  const member = await request(h.app)
+    .get("/api/v2/search?q=ACME-")
+    .set(await h.auth("u_alice"));
   expect(invoiceIds(member)).toEqual(["inv_alice_1", "inv_alice_2", "inv_alice_3"]);
-  const admin = await request(h.app).get("/api/v2/search?q=ACME-").set(await h.auth("u_carol"));
+  const admin = await request(h.app)
+    .get("/api/v2/search?q=ACME-")
+    .set(await h.auth("u_carol"));
   expect(invoiceIds(admin)).toEqual(["inv_alice_1", "inv_alice_2", "inv_alice_3", "inv_bob_1", "inv_bob_2", "inv_carol_1", "inv_frank_1", "inv_heidi_1"]);
-  const otherTenant = await request(h.app).get("/api/v2/search?q=ACME").set(await h.auth("u_erin"));
+  const otherTenant = await request(h.app)
+    .get("/api/v2/search?q=ACME")
+    .set(await h.auth("u_erin"));
   expect(otherTenant.body.results).toEqual([]);
 });

@@ -6,7 +6,7 @@ import { parseResponse, runLoad } from "../../bench/load";
 const bytes = (s: string) => Buffer.from(s, "latin1");
 
 test("parseResponse finds the end of Content-Length and chunked answers, and waits for missing bytes", () => {
-  const fixed = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 7\r\n\r\n{\"a\":1}";
+  const fixed = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 7\r\n\r\n{"a":1}';
   expect(parseResponse(bytes(fixed))).toEqual({ status: 200, length: fixed.length });
   expect(parseResponse(bytes(fixed.slice(0, -1)))).toBeNull();
   expect(parseResponse(bytes(fixed + "HTTP/1.1 404"))).toEqual({ status: 200, length: fixed.length });

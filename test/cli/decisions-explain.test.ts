@@ -31,7 +31,8 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   }
 }
 
-const explain = (id: string) => cli("decisions", "--db", path.join(h.dir, "decisions.db"), "--id", id, "--explain", "--bundle", path.join(h.dir, "bundle.tar.gz"));
+const explain = (id: string) =>
+  cli("decisions", "--db", path.join(h.dir, "decisions.db"), "--id", id, "--explain", "--bundle", path.join(h.dir, "bundle.tar.gz"));
 
 beforeAll(async () => {
   h = await startHarness();
@@ -61,7 +62,10 @@ test("an allow: the allow body of data.portcullis.decision, with its file and li
 
 test("each kind of deny: the deny body of the decision, and the outcome branch that gave the reason", async () => {
   const denyRow = rowOf((l, i) => l.startsWith("decision := {") && source[i + 1].includes('"allow": false'));
-  for (const [name, reason, status] of [["role", "role_required", 403], ["anonymous", "authentication_required", 401]] as const) {
+  for (const [name, reason, status] of [
+    ["role", "role_required", 403],
+    ["anonymous", "authentication_required", 401],
+  ] as const) {
     const r = await explain(ids[name]);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`recorded: deny ${status} ${reason}`);

@@ -39,7 +39,12 @@ let db: string;
 
 beforeAll(async () => {
   db = path.join(tempDir(), "decisions.db");
-  const sink = new SqliteSink({ file: db, onError: (e) => { throw e; } });
+  const sink = new SqliteSink({
+    file: db,
+    onError: (e) => {
+      throw e;
+    },
+  });
   for (const e of EVENTS) sink.write(e);
   await sink.close();
 });
@@ -60,7 +65,10 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
 
 /** Decision ids in the table body, in printed order. */
 function ids(out: string): string[] {
-  return out.split("\n").map((l) => /\b(d-\d)\b/.exec(l)?.[1]).filter((id): id is string => id !== undefined);
+  return out
+    .split("\n")
+    .map((l) => /\b(d-\d)\b/.exec(l)?.[1])
+    .filter((id): id is string => id !== undefined);
 }
 
 test("the default table: newest first, with time, id, actor, request, route, version, the policy's answer, the outcome and revision", async () => {

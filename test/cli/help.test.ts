@@ -33,7 +33,23 @@ async function commands(): Promise<string[][]> {
 
 test("the top-level usage lists every command, rego's subcommands one by one", async () => {
   const listed = (await commands()).map((c) => c.join(" "));
-  expect(listed).toEqual(expect.arrayContaining(["rego build", "rego eval", "rego test", "rego plan", "rego conformance", "decisions", "events", "inventory", "matrix", "serve", "token", "versions", "db"]));
+  expect(listed).toEqual(
+    expect.arrayContaining([
+      "rego build",
+      "rego eval",
+      "rego test",
+      "rego plan",
+      "rego conformance",
+      "decisions",
+      "events",
+      "inventory",
+      "matrix",
+      "serve",
+      "token",
+      "versions",
+      "db",
+    ]),
+  );
 });
 
 test.each(["--help", "-h"])("every command and subcommand answers %s with its own usage, exit 0, and does nothing else", async (flag) => {
@@ -46,7 +62,12 @@ test.each(["--help", "-h"])("every command and subcommand answers %s with its ow
   }
   const rego = await run(["rego", flag]);
   expect(rego.code).toBe(0);
-  expect(rego.out.split("\n").slice(1).map((l) => l.trim().split(" ").slice(0, 3).join(" "))).toEqual([
+  expect(
+    rego.out
+      .split("\n")
+      .slice(1)
+      .map((l) => l.trim().split(" ").slice(0, 3).join(" ")),
+  ).toEqual([
     "portcullis rego build",
     "portcullis rego eval",
     "portcullis rego test",

@@ -42,7 +42,15 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 function candidate(name: string, rego: string): string {
   const file = path.join(h.dir, `${name}.tar.gz`);
   const { wasm } = compile([{ file: `${name}.rego`, source: rego }], { entrypoints: ["portcullis/decision"] });
-  fs.writeFileSync(file, writeBundle({ wasm, data: {}, sources: [{ path: `${name}.rego`, content: rego }], manifest: { revision: name, roots: [""], rego_version: 1, wasm: [{ entrypoint: "portcullis/decision", module: "/policy.wasm" }] } }));
+  fs.writeFileSync(
+    file,
+    writeBundle({
+      wasm,
+      data: {},
+      sources: [{ path: `${name}.rego`, content: rego }],
+      manifest: { revision: name, roots: [""], rego_version: 1, wasm: [{ entrypoint: "portcullis/decision", module: "/policy.wasm" }] },
+    }),
+  );
   return file;
 }
 
@@ -52,7 +60,8 @@ async function replay(...argv: string[]): Promise<{ code: number; report: Replay
   return { code: r.code, report: JSON.parse(r.out) as ReplayReport };
 }
 
-const isRequest = (e: DecisionEntry) => e.event !== null && e.event.custom?.policy_evaluated !== false && (e.event.input as { route?: { version?: string } }).route?.version !== "startup-check";
+const isRequest = (e: DecisionEntry) =>
+  e.event !== null && e.event.custom?.policy_evaluated !== false && (e.event.input as { route?: { version?: string } }).route?.version !== "startup-check";
 
 beforeAll(async () => {
   h = await startHarness();

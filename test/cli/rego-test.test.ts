@@ -171,14 +171,21 @@ test_low if p.level(3) == "low"
   // allow (3, 4) ran; role (7, 8) never did; of the two level bodies only the second (13) ran,
   // the first's head was reached as an expression (n > 10) but never succeeded.
   expect(report.files[policy]).toEqual({
-    covered: [{ start: { row: 3 }, end: { row: 4 } }, { start: { row: 11 }, end: { row: 11 } }, { start: { row: 13 }, end: { row: 13 } }],
+    covered: [
+      { start: { row: 3 }, end: { row: 4 } },
+      { start: { row: 11 }, end: { row: 11 } },
+      { start: { row: 13 }, end: { row: 13 } },
+    ],
     not_covered: [{ start: { row: 7 }, end: { row: 8 } }],
     covered_lines: 4,
     not_covered_lines: 2,
     coverage: 66.65, // 66.67 as OPA rounds it: to steps of 0.05
   });
   expect(report.files[testFile()]).toEqual({
-    covered: [{ start: { row: 5 }, end: { row: 5 } }, { start: { row: 7 }, end: { row: 7 } }],
+    covered: [
+      { start: { row: 5 }, end: { row: 5 } },
+      { start: { row: 7 }, end: { row: 7 } },
+    ],
     covered_lines: 2,
     coverage: 100,
   });
@@ -265,7 +272,10 @@ test_prints_and_passes if {
 });
 
 test("--junit FILE: a testsuite per package, a testcase per test and per case, failures with the expression and the output", async () => {
-  const tests = TESTS.replace("todo_test_later if false", 'todo_test_later if false\n\ntest_prints_and_fails if {\n\tprint("checking", input.user)\n\tp.allow with input.user as "bob"\n}');
+  const tests = TESTS.replace(
+    "todo_test_later if false",
+    'todo_test_later if false\n\ntest_prints_and_fails if {\n\tprint("checking", input.user)\n\tp.allow with input.user as "bob"\n}',
+  );
   const file = path.join(sb.dir, "junit", "rego.xml");
   expect(await main(["rego", "test", "--junit", file, suite(tests)])).toBe(1);
   expect(sb.out.at(-1)).toBe("4 passed, 4 failed, 1 skipped");
@@ -274,8 +284,15 @@ test("--junit FILE: a testsuite per package, a testcase per test and per case, f
   expect(all(root, "testsuite").map((s) => s.attrs.name)).toEqual(["data.p_test"]);
   const cases = all(root, "testcase").map((c) => `${c.attrs.name}${c.children[0] ? ` ${c.children[0].tag}` : ""}`);
   expect(cases).toEqual([
-    "test_alice", "test_alice#01 failure", "test_bob_denied", "test_bob_allowed failure", "todo_test_later skipped",
-    "test_prints_and_fails failure", "test_levels/eleven", "test_levels/ten", "test_levels/wrong failure",
+    "test_alice",
+    "test_alice#01 failure",
+    "test_bob_denied",
+    "test_bob_allowed failure",
+    "todo_test_later skipped",
+    "test_prints_and_fails failure",
+    "test_levels/eleven",
+    "test_levels/ten",
+    "test_levels/wrong failure",
   ]);
   const failure = (name: string) => all(root, "testcase").find((c) => c.attrs.name === name)!.children[0];
   expect(failure("test_bob_allowed").text).toContain(`failing expression at ${testFile()}:15:\n  p.allow with input.user as "bob"`);

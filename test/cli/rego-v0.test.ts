@@ -14,8 +14,8 @@ const FIXTURE = path.join(__dirname, "..", "fixtures", "rego-v0");
 const sb = cliSandbox("portcullis-v0-");
 const write = sb.write;
 
-const V0_POLICY = "package authz\n\ndefault allow = false\n\nallow {\n\tinput.user == \"ann\"\n}\n";
-const V1_POLICY = "package other\n\nok if input.user == \"ann\"\n";
+const V0_POLICY = 'package authz\n\ndefault allow = false\n\nallow {\n\tinput.user == "ann"\n}\n';
+const V1_POLICY = 'package other\n\nok if input.user == "ann"\n';
 
 test("rego test --v0-compatible runs the v0 fixture folder with its _test.rego file", async () => {
   expect(await main(["rego", "test", "--v0-compatible", FIXTURE])).toBe(0);
@@ -66,7 +66,12 @@ test("file_rego_versions sets one file's syntax; the build records the differing
   expect(await main(["rego", "build", "-e", "authz/allow", "-e", "other/ok", "-o", bundlePath, path.join(sb.dir, "bundle")])).toBe(0);
   const manifest = readBundle(fs.readFileSync(bundlePath)).manifest;
   expect(manifest.rego_version).toBe(1);
-  expect(manifest.file_rego_versions).toEqual({ [`/${path.relative("/", path.join(sb.dir, "bundle", "legacy", "authz.rego")).split(path.sep).join("/")}`]: 0 });
+  expect(manifest.file_rego_versions).toEqual({
+    [`/${path
+      .relative("/", path.join(sb.dir, "bundle", "legacy", "authz.rego"))
+      .split(path.sep)
+      .join("/")}`]: 0,
+  });
   // The v1 file is still v1: under --v0-compatible the manifest's pattern does not reach it, so it would be v0 and fail.
   expect(await main(["rego", "build", "--v0-compatible", "-e", "other/ok", "-o", bundlePath, path.join(sb.dir, "bundle")])).toBe(1);
   expect(sb.out.join("\n")).toMatch(/other\.rego:3:\d+: rego_parse_error/);

@@ -39,7 +39,11 @@ beforeAll(async () => {
     PORTCULLIS_REDIS_KEY_PREFIX: uniquePrefix("cluster"),
     PORTCULLIS_RATE_LIMIT_DEFAULT_LIMIT: String(LIMIT),
   };
-  instances = await startInstances(3, { cwd: dir, env, args: (i) => ["--db", path.join(dir, `data-${i + 1}.db`), "--decisions", path.join(dir, `decisions-${i + 1}.db`)] });
+  instances = await startInstances(3, {
+    cwd: dir,
+    env,
+    args: (i) => ["--db", path.join(dir, `data-${i + 1}.db`), "--decisions", path.join(dir, `decisions-${i + 1}.db`)],
+  });
 });
 
 afterAll(async () => {
@@ -56,13 +60,26 @@ test("one budget across three instances: exactly the limit, then 429 on each", a
     answers.push({ instance, status: res.status, ratelimit: res.headers.get("ratelimit")?.replace(/;t=\d+$/, "") ?? null });
   }
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
-  expect(answers.map((a) => a.ratelimit)).toEqual(['"default";r=4', '"default";r=3', '"default";r=2', '"default";r=1', '"default";r=0', '"default";r=0', '"default";r=0', '"default";r=0']);
+  expect(answers.map((a) => a.ratelimit)).toEqual([
+    '"default";r=4',
+    '"default";r=3',
+    '"default";r=2',
+    '"default";r=1',
+    '"default";r=0',
+    '"default";r=0',
+    '"default";r=0',
+    '"default";r=0',
+  ]);
   // The 429s came from all three instances.
   expect(new Set(answers.filter((a) => a.status === 429).map((a) => a.instance))).toEqual(new Set([0, 1, 2]));
 });
 
 test("an instance whose Redis cannot be reached does not start, and says why without the password", async () => {
-  const refused = startInstances(1, { cwd: dir, env: { ...env, PORTCULLIS_REDIS_URL: "redis://default:s3cret-pw@127.0.0.1:1", PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS: "2000" }, args: () => ["--db", path.join(dir, "data-x.db"), "--decisions", path.join(dir, "decisions-x.db")] });
+  const refused = startInstances(1, {
+    cwd: dir,
+    env: { ...env, PORTCULLIS_REDIS_URL: "redis://default:s3cret-pw@127.0.0.1:1", PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS: "2000" },
+    args: () => ["--db", path.join(dir, "data-x.db"), "--decisions", path.join(dir, "decisions-x.db")],
+  });
   const err = (await refused.catch((e: unknown) => e)) as Error;
   expect(err).toBeInstanceOf(Error);
   expect(err.message).toMatch(/Redis \(redis\.url\) cannot be reached at start/);

@@ -38,9 +38,22 @@ function refusal(load: () => unknown): { code: string; setting: string } {
 test("no settings: today's behaviour", () => {
   const config = loadConfig({ env: {} });
   expect(config).toEqual(DEFAULTS);
-  expect(config.http).toMatchObject({ port: 8080, host: "127.0.0.1", keepAliveTimeoutMs: 5000, bodyLimitBytes: 16 * 1024, shutdownGraceMs: 10_000, trustedProxies: [] });
+  expect(config.http).toMatchObject({
+    port: 8080,
+    host: "127.0.0.1",
+    keepAliveTimeoutMs: 5000,
+    bodyLimitBytes: 16 * 1024,
+    shutdownGraceMs: 10_000,
+    trustedProxies: [],
+  });
   expect(config.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
-  expect(config.identity).toMatchObject({ issuer: "urn:portcullis:dev", audience: "portcullis-api", algorithms: ["ES256"], clockToleranceSec: 30, cacheTtlSec: 60 });
+  expect(config.identity).toMatchObject({
+    issuer: "urn:portcullis:dev",
+    audience: "portcullis-api",
+    algorithms: ["ES256"],
+    clockToleranceSec: 30,
+    cacheTtlSec: 60,
+  });
   expect(config.decisionLog).toMatchObject({ file: "var/decisions.db", batchSize: 500, flushIntervalMs: 100, bufferLimit: 10_000, console: false });
 });
 
@@ -60,12 +73,23 @@ test("every operator tunable is read from the environment", () => {
       PORTCULLIS_JWT_ISSUER: "https://idp.example",
     },
   });
-  expect(config.http).toMatchObject({ port: 9090, bodyLimitBytes: 4096, maxHeaderBytes: 8192, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, trustedProxies: ["10.0.0.0/8", "192.168.1.7", "fd00::/8"] });
+  expect(config.http).toMatchObject({
+    port: 9090,
+    bodyLimitBytes: 4096,
+    maxHeaderBytes: 8192,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    trustedProxies: ["10.0.0.0/8", "192.168.1.7", "fd00::/8"],
+  });
   expect(config.rateLimits.sensitive).toEqual({ limit: 10, windowSec: 30 });
   expect(config.rateLimits.default).toEqual(DEFAULT_RATE_LIMITS.default);
   expect(config.decisionLog.batchSize).toBe(50);
   // A JWKS without an explicit list: the IdP's usual algorithms.
-  expect(config.identity).toMatchObject({ jwksUrl: "https://idp.example/.well-known/jwks.json", issuer: "https://idp.example", algorithms: ["RS256", "ES256"] });
+  expect(config.identity).toMatchObject({
+    jwksUrl: "https://idp.example/.well-known/jwks.json",
+    issuer: "https://idp.example",
+    algorithms: ["RS256", "ES256"],
+  });
 });
 
 test("file < environment < flags; an empty variable is an unset one", () => {
@@ -84,9 +108,18 @@ test("file < environment < flags; an empty variable is an unset one", () => {
 });
 
 test("the fail-open and hang values of the issue are refused, named by the variable to fix", () => {
-  expect(refusal(() => loadConfig({ env: { PORTCULLIS_RATE_LIMIT_DEFAULT_LIMIT: "NaN" } }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "PORTCULLIS_RATE_LIMIT_DEFAULT_LIMIT" });
-  expect(refusal(() => loadConfig({ env: { PORTCULLIS_DECISION_LOG_BATCH_SIZE: "0" } }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "PORTCULLIS_DECISION_LOG_BATCH_SIZE" });
-  expect(refusal(() => resolveConfig({ rateLimits: { default: { limit: NaN } } }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "rateLimits.default.limit" });
+  expect(refusal(() => loadConfig({ env: { PORTCULLIS_RATE_LIMIT_DEFAULT_LIMIT: "NaN" } }))).toEqual({
+    code: "CONFIG_INVALID_NUMBER",
+    setting: "PORTCULLIS_RATE_LIMIT_DEFAULT_LIMIT",
+  });
+  expect(refusal(() => loadConfig({ env: { PORTCULLIS_DECISION_LOG_BATCH_SIZE: "0" } }))).toEqual({
+    code: "CONFIG_INVALID_NUMBER",
+    setting: "PORTCULLIS_DECISION_LOG_BATCH_SIZE",
+  });
+  expect(refusal(() => resolveConfig({ rateLimits: { default: { limit: NaN } } }))).toEqual({
+    code: "CONFIG_INVALID_NUMBER",
+    setting: "rateLimits.default.limit",
+  });
 });
 
 test.each([
@@ -115,23 +148,40 @@ test("every kind of bad value has its code", () => {
   expect(refusal(env({ PORTCULLIS_JWKS_URL: "http://idp.example/jwks" }))).toEqual({ code: "CONFIG_INVALID_URL", setting: "PORTCULLIS_JWKS_URL" });
   expect(refusal(env({ PORTCULLIS_BUNDLE_URL: "http://bundles.example/b.tar.gz" }))).toEqual({ code: "CONFIG_INVALID_URL", setting: "PORTCULLIS_BUNDLE_URL" });
   expect(loadConfig({ env: { PORTCULLIS_JWKS_URL: "http://127.0.0.1:9000/jwks" } }).identity.jwksUrl).toBe("http://127.0.0.1:9000/jwks");
-  expect(refusal(env({ PORTCULLIS_BUNDLE: "b.tar.gz", PORTCULLIS_BUNDLE_URL: "https://bundles.example/b.tar.gz" }))).toEqual({ code: "CONFIG_CONFLICT", setting: "PORTCULLIS_BUNDLE and PORTCULLIS_BUNDLE_URL" });
-  expect(refusal(env({ PORTCULLIS_HEADERS_TIMEOUT_MS: "20000", PORTCULLIS_REQUEST_TIMEOUT_MS: "10000" }))).toEqual({ code: "CONFIG_CONFLICT", setting: "PORTCULLIS_HEADERS_TIMEOUT_MS and PORTCULLIS_REQUEST_TIMEOUT_MS" });
+  expect(refusal(env({ PORTCULLIS_BUNDLE: "b.tar.gz", PORTCULLIS_BUNDLE_URL: "https://bundles.example/b.tar.gz" }))).toEqual({
+    code: "CONFIG_CONFLICT",
+    setting: "PORTCULLIS_BUNDLE and PORTCULLIS_BUNDLE_URL",
+  });
+  expect(refusal(env({ PORTCULLIS_HEADERS_TIMEOUT_MS: "20000", PORTCULLIS_REQUEST_TIMEOUT_MS: "10000" }))).toEqual({
+    code: "CONFIG_CONFLICT",
+    setting: "PORTCULLIS_HEADERS_TIMEOUT_MS and PORTCULLIS_REQUEST_TIMEOUT_MS",
+  });
 });
 
 test("the decision log's stance and bounds: defaults, read from the environment, refused when malformed", () => {
   expect(loadConfig({ env: {} }).decisionLog).toEqual(expect.objectContaining({ onFailure: "refuse-writes", bufferLimit: 10_000, commitTimeoutMs: 5000 }));
   expect(loadConfig({ env: {} }).decisionLog.maxBytes).toBeUndefined();
-  const set = loadConfig({ env: { PORTCULLIS_DECISION_LOG_ON_FAILURE: "refuse-all", PORTCULLIS_DECISION_LOG_MAX_BYTES: "2097152", PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS: "800" } });
+  const set = loadConfig({
+    env: { PORTCULLIS_DECISION_LOG_ON_FAILURE: "refuse-all", PORTCULLIS_DECISION_LOG_MAX_BYTES: "2097152", PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS: "800" },
+  });
   expect(set.decisionLog).toEqual(expect.objectContaining({ onFailure: "refuse-all", maxBytes: 2_097_152, commitTimeoutMs: 800 }));
   const env = (vars: Record<string, string>) => () => loadConfig({ env: vars });
-  expect(refusal(env({ PORTCULLIS_DECISION_LOG_ON_FAILURE: "ignore" }))).toEqual({ code: "CONFIG_INVALID_CHOICE", setting: "PORTCULLIS_DECISION_LOG_ON_FAILURE" });
+  expect(refusal(env({ PORTCULLIS_DECISION_LOG_ON_FAILURE: "ignore" }))).toEqual({
+    code: "CONFIG_INVALID_CHOICE",
+    setting: "PORTCULLIS_DECISION_LOG_ON_FAILURE",
+  });
   expect(refusal(env({ PORTCULLIS_DECISION_LOG_MAX_BYTES: "100" }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "PORTCULLIS_DECISION_LOG_MAX_BYTES" });
-  expect(refusal(env({ PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS: "0" }))).toEqual({ code: "CONFIG_INVALID_NUMBER", setting: "PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS" });
+  expect(refusal(env({ PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS: "0" }))).toEqual({
+    code: "CONFIG_INVALID_NUMBER",
+    setting: "PORTCULLIS_DECISION_LOG_COMMIT_TIMEOUT_MS",
+  });
 });
 
 test("the config file: unreadable, not JSON, unknown keys and wrong types are refused", () => {
-  expect(refusal(() => loadConfig({ env: {}, file: path.join(dir, "missing.json") }))).toEqual({ code: "CONFIG_FILE_UNREADABLE", setting: path.join(dir, "missing.json") });
+  expect(refusal(() => loadConfig({ env: {}, file: path.join(dir, "missing.json") }))).toEqual({
+    code: "CONFIG_FILE_UNREADABLE",
+    setting: path.join(dir, "missing.json"),
+  });
   const broken = configFile("{ port: 1 }");
   expect(refusal(() => loadConfig({ env: {}, file: broken }))).toEqual({ code: "CONFIG_FILE_INVALID", setting: broken });
   expect(refusal(() => loadConfig({ env: {}, file: configFile([1]) }))).toMatchObject({ code: "CONFIG_FILE_INVALID" });
@@ -171,7 +221,13 @@ test("the scale-out stores: PostgreSQL and Redis URLs, checked without ever repe
   const defaults = loadConfig({ env: {} });
   expect(defaults.database.url).toBeUndefined();
   expect(defaults.redis.url).toBeUndefined();
-  const set = loadConfig({ env: { PORTCULLIS_DATABASE_URL: "postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis", PORTCULLIS_REDIS_URL: "redis://:s3cret@127.0.0.1:6379/0", PORTCULLIS_DATABASE_POOL_MAX: "4" } });
+  const set = loadConfig({
+    env: {
+      PORTCULLIS_DATABASE_URL: "postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis",
+      PORTCULLIS_REDIS_URL: "redis://:s3cret@127.0.0.1:6379/0",
+      PORTCULLIS_DATABASE_POOL_MAX: "4",
+    },
+  });
   expect(set.database).toEqual(expect.objectContaining({ url: "postgres://portcullis_app:s3cret@127.0.0.1:5432/portcullis", poolMax: 4 }));
   expect(set.redis.url).toBe("redis://:s3cret@127.0.0.1:6379/0");
   const refused = (vars: Record<string, string>): ConfigError => {
@@ -196,7 +252,14 @@ test("the scale-out stores: PostgreSQL and Redis URLs, checked without ever repe
 
 test("Redis' stance and bounds: insurance, 250 ms per command, 5 s to connect by default; anything else named", () => {
   expect(loadConfig({ env: {} }).redis).toEqual({ onFailure: "insurance", commandTimeoutMs: 250, connectTimeoutMs: 5000, keyPrefix: "portcullis:rl" });
-  const set = loadConfig({ env: { PORTCULLIS_REDIS_ON_FAILURE: "refuse", PORTCULLIS_REDIS_COMMAND_TIMEOUT_MS: "50", PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS: "1000", PORTCULLIS_REDIS_KEY_PREFIX: "staging:rl" } });
+  const set = loadConfig({
+    env: {
+      PORTCULLIS_REDIS_ON_FAILURE: "refuse",
+      PORTCULLIS_REDIS_COMMAND_TIMEOUT_MS: "50",
+      PORTCULLIS_REDIS_CONNECT_TIMEOUT_MS: "1000",
+      PORTCULLIS_REDIS_KEY_PREFIX: "staging:rl",
+    },
+  });
   expect(set.redis).toEqual({ onFailure: "refuse", commandTimeoutMs: 50, connectTimeoutMs: 1000, keyPrefix: "staging:rl" });
   for (const [name, value, code] of [
     ["PORTCULLIS_REDIS_ON_FAILURE", "fail-open", "CONFIG_INVALID_CHOICE"],

@@ -37,19 +37,27 @@ test("a decision log batch of 0 events (which never drained: flush and close wai
 
 test("a NaN rate limit (which failed open: count > NaN is never true) is refused at start", async () => {
   const nan = { limit: NaN, windowSec: 60 };
-  expect(() => rateLimit({ default: nan, sensitive: nan, diagnostic: nan, authentication: nan }, new MemoryRateLimitStore())).toThrow(invalid("CONFIG_INVALID_NUMBER", "rateLimits.default.limit"));
+  expect(() => rateLimit({ default: nan, sensitive: nan, diagnostic: nan, authentication: nan }, new MemoryRateLimitStore())).toThrow(
+    invalid("CONFIG_INVALID_NUMBER", "rateLimits.default.limit"),
+  );
   await expect(startHarness({ rateLimits: { sensitive: nan } })).rejects.toThrow(invalid("CONFIG_INVALID_NUMBER", "rateLimits.sensitive.limit"));
 });
 
 test("createApp checks its dependencies and budgets", async () => {
   const h = await startHarness();
   try {
-    expect(() => createApp({ ...h.deps, rateLimits: { ...h.deps.rateLimits, diagnostic: { limit: 10, windowSec: Infinity } } })).toThrow(invalid("CONFIG_INVALID_NUMBER", "deps.rateLimits.diagnostic.windowSec"));
+    expect(() => createApp({ ...h.deps, rateLimits: { ...h.deps.rateLimits, diagnostic: { limit: 10, windowSec: Infinity } } })).toThrow(
+      invalid("CONFIG_INVALID_NUMBER", "deps.rateLimits.diagnostic.windowSec"),
+    );
     const { authentication: _dropped, ...missingClass } = h.deps.rateLimits;
-    expect(() => createApp({ ...h.deps, rateLimits: missingClass as typeof h.deps.rateLimits })).toThrow(invalid("CONFIG_MISSING", "deps.rateLimits.authentication"));
+    expect(() => createApp({ ...h.deps, rateLimits: missingClass as typeof h.deps.rateLimits })).toThrow(
+      invalid("CONFIG_MISSING", "deps.rateLimits.authentication"),
+    );
     expect(() => createApp({ ...h.deps, bodyLimitBytes: 0 })).toThrow(invalid("CONFIG_INVALID_NUMBER", "deps.bodyLimitBytes"));
     expect(() => createApp({ ...h.deps, verifyToken: undefined as never })).toThrow(invalid("CONFIG_MISSING", "deps.verifyToken"));
-    expect(() => createApp({ ...h.deps, enumeration: { threshold: 0, windowMs: 1000 } })).toThrow(invalid("CONFIG_INVALID_NUMBER", "deps.enumeration.threshold"));
+    expect(() => createApp({ ...h.deps, enumeration: { threshold: 0, windowMs: 1000 } })).toThrow(
+      invalid("CONFIG_INVALID_NUMBER", "deps.enumeration.threshold"),
+    );
     expect(() => createApp({ ...h.deps, trustedProxies: ["10.0.0.300"] })).toThrow(invalid("CONFIG_INVALID_ADDRESS", "deps.trustedProxies"));
   } finally {
     await h.close();
@@ -84,7 +92,10 @@ test("budgets and the body limit set in the environment are what the service enf
     expect(first.headers["ratelimit-policy"]).toBe('"diagnostic";q=2;w=30');
     await request(service.app).get("/health");
     expectProblem(await request(service.app).get("/health"), 429, "rate_limited");
-    const big = await request(service.app).patch("/api/v2/users/me").set("Content-Type", "application/json").send(JSON.stringify({ displayName: "x".repeat(100) }));
+    const big = await request(service.app)
+      .patch("/api/v2/users/me")
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ displayName: "x".repeat(100) }));
     expectProblem(big, 413, "payload_too_large");
   } finally {
     await service.close();

@@ -54,7 +54,12 @@ test("a failed write keeps every entry, merged with those added while it ran; th
 
   t.fail(undefined);
   await t.b.flush();
-  expect(t.written).toEqual([[{ key: "a", n: 5 }, { key: "b", n: 1 }]]);
+  expect(t.written).toEqual([
+    [
+      { key: "a", n: 5 },
+      { key: "b", n: 1 },
+    ],
+  ]);
   expect(t.b.stats()).toEqual({ pending: 0, dropped: 0, failedWrites: 1, lastError: null });
 });
 

@@ -14,7 +14,14 @@ let out: string[];
 beforeEach(() => {
   t = openTempDb();
   const ev = t.db.securityEvents;
-  ev.record({ kind: "cross_tenant_read", actorId: "u_alice", tenantId: "t_acme", routeId: "invoices.get", detail: { target: "inv_dave_1" }, decisionId: "d-1" });
+  ev.record({
+    kind: "cross_tenant_read",
+    actorId: "u_alice",
+    tenantId: "t_acme",
+    routeId: "invoices.get",
+    detail: { target: "inv_dave_1" },
+    decisionId: "d-1",
+  });
   ev.record({ kind: "forbidden_param", actorId: "u_bob", tenantId: "t_acme", routeId: "users.list", detail: { param: "debug", value: "\u001b[2J\u202e" } });
   t.db.close();
   out = [];
@@ -54,7 +61,15 @@ test("escapes control and bidi characters from event text", async () => {
 test("--json prints one parsed event per line", async () => {
   expect(await main(["events", "--db", t.file, "--json", "--actor", "u_alice"])).toBe(0);
   expect(out).toHaveLength(1);
-  expect(JSON.parse(out[0])).toMatchObject({ id: 1, kind: "cross_tenant_read", actor_id: "u_alice", tenant_id: "t_acme", route_id: "invoices.get", decision_id: "d-1", detail: { target: "inv_dave_1" } });
+  expect(JSON.parse(out[0])).toMatchObject({
+    id: 1,
+    kind: "cross_tenant_read",
+    actor_id: "u_alice",
+    tenant_id: "t_acme",
+    route_id: "invoices.get",
+    decision_id: "d-1",
+    detail: { target: "inv_dave_1" },
+  });
 });
 
 test("filters: --kind, --since, --limit", async () => {
@@ -74,13 +89,7 @@ test("filters: --kind, --since, --limit", async () => {
   expect(out).toEqual(["no security events match"]);
 });
 
-test.each([
-  [["--limit", "0"]],
-  [["--limit", "abc"]],
-  [["--since", "last tuesday"]],
-  [["--bogus"]],
-  [["positional"]],
-])("usage error for %j", async (args) => {
+test.each([[["--limit", "0"]], [["--limit", "abc"]], [["--since", "last tuesday"]], [["--bogus"]], [["positional"]]])("usage error for %j", async (args) => {
   expect(await main(["events", "--db", t.file, ...args])).toBe(2);
   expect(out.join("\n")).toContain("usage: portcullis");
 });

@@ -46,7 +46,7 @@ export const INJECTIONS = [
   "%",
   "_",
   "\\",
-  "\" OR \"\"=\"",
+  '" OR ""="',
   "1; DELETE FROM users",
   "' UNION SELECT id, tenant_id, owner_id, number, amount_cents, currency, status, internal_notes, created_at FROM invoices --",
 ];

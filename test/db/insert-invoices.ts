@@ -9,7 +9,8 @@
 import Database from "better-sqlite3";
 import type { InvoiceRow } from "../../db";
 
-export type NewInvoice = Pick<InvoiceRow, "id" | "tenant_id" | "owner_id" | "number"> & Partial<Pick<InvoiceRow, "amount_cents" | "currency" | "status" | "internal_notes" | "created_at">>;
+export type NewInvoice = Pick<InvoiceRow, "id" | "tenant_id" | "owner_id" | "number"> &
+  Partial<Pick<InvoiceRow, "amount_cents" | "currency" | "status" | "internal_notes" | "created_at">>;
 
 export function insertInvoices(file: string, invoices: NewInvoice[]): void {
   const db = new Database(file);

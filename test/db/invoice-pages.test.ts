@@ -39,7 +39,10 @@ describe("listPageScoped", () => {
     const before = walk(ACME, 100);
     const during = walk(ACME, 100, (page) => {
       // Newer than everything: with OFFSET paging they would shift every later page by 10.
-      insertInvoices(t.file, manyInvoices("t_acme", "u_bob", 10, `late_${page}`).map((i) => ({ ...i, created_at: "2027-01-01T00:00:00.000Z" })));
+      insertInvoices(
+        t.file,
+        manyInvoices("t_acme", "u_bob", 10, `late_${page}`).map((i) => ({ ...i, created_at: "2027-01-01T00:00:00.000Z" })),
+      );
     });
     expect(during).toEqual(before);
   });

@@ -21,7 +21,13 @@ describe("listScoped", () => {
   });
 
   test("refuses bad paging, caps huge limits", () => {
-    for (const page of [{ limit: 0, offset: 0 }, { limit: 5, offset: -1 }, { limit: 1.5, offset: 0 }, { limit: 5, offset: "0" }, { limit: "5; DROP TABLE invoices", offset: 0 }]) {
+    for (const page of [
+      { limit: 0, offset: 0 },
+      { limit: 5, offset: -1 },
+      { limit: 1.5, offset: 0 },
+      { limit: 5, offset: "0" },
+      { limit: "5; DROP TABLE invoices", offset: 0 },
+    ]) {
       expect(() => t.db.invoices.listScoped(ACME, page as never)).toThrow(DbInputError);
     }
     expect(t.db.invoices.listScoped(ACME, { limit: Number.MAX_SAFE_INTEGER, offset: 0 })).toHaveLength(8);
@@ -64,7 +70,12 @@ describe("getManyScoped", () => {
     expect(() => t.db.invoices.getManyScoped("inv_alice_1" as never, ALICE)).toThrow(DbInputError);
     expect(() => t.db.invoices.getManyScoped([1, 2] as never, ALICE)).toThrow(DbInputError);
     expect(() => t.db.invoices.getManyScoped([{ id: "inv_alice_1" }] as never, ALICE)).toThrow(DbInputError);
-    expect(() => t.db.invoices.getManyScoped(Array.from({ length: 101 }, (_, i) => `inv_${i}`), ALICE)).toThrow(DbInputError);
+    expect(() =>
+      t.db.invoices.getManyScoped(
+        Array.from({ length: 101 }, (_, i) => `inv_${i}`),
+        ALICE,
+      ),
+    ).toThrow(DbInputError);
   });
 });
 
@@ -88,7 +99,13 @@ describe("transitionScoped", () => {
   });
 
   test("refuses unknown statuses and an empty from-list", () => {
-    for (const [from, to] of [[["pending"], "paid"], [["pending' OR '1'='1"], "approved"], [[], "approved"], ["pending", "approved"], [["pending"], ""]] as const) {
+    for (const [from, to] of [
+      [["pending"], "paid"],
+      [["pending' OR '1'='1"], "approved"],
+      [[], "approved"],
+      ["pending", "approved"],
+      [["pending"], ""],
+    ] as const) {
       expect(() => t.db.invoices.transitionScoped("inv_alice_2", ACME, from as never, to)).toThrow(DbInputError);
     }
     expect(t.db.invoices.getScoped("inv_alice_2", ACME)?.status).toBe("pending");

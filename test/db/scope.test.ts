@@ -31,8 +31,16 @@ const CASES: Case[] = [
   { name: "invoices.getScoped", call: (db, s, x) => db.invoices.getScoped(x.invoice, s), reached: (r, x) => hasId(r, x.invoice) },
   { name: "invoices.listScoped", call: (db, s) => db.invoices.listScoped(s, { limit: 100, offset: 0 }), reached: (r, x) => hasId(r, x.invoice) },
   { name: "invoices.getManyScoped", call: (db, s, x) => db.invoices.getManyScoped([x.invoice], s), reached: (r, x) => hasId(r, x.invoice) },
-  { name: "invoices.transitionScoped", call: (db, s, x) => db.invoices.transitionScoped(x.invoice, s, ["pending", "approved", "draft"], "refunded"), reached: (r, x) => hasId(r, x.invoice) },
-  { name: "invoices.transitionScopedResult", call: (db, s, x) => db.invoices.transitionScopedResult(x.invoice, s, ["pending", "approved", "draft"], "refunded"), reached: (r) => (r as { outcome: string }).outcome !== "not_found" },
+  {
+    name: "invoices.transitionScoped",
+    call: (db, s, x) => db.invoices.transitionScoped(x.invoice, s, ["pending", "approved", "draft"], "refunded"),
+    reached: (r, x) => hasId(r, x.invoice),
+  },
+  {
+    name: "invoices.transitionScopedResult",
+    call: (db, s, x) => db.invoices.transitionScopedResult(x.invoice, s, ["pending", "approved", "draft"], "refunded"),
+    reached: (r) => (r as { outcome: string }).outcome !== "not_found",
+  },
   { name: "invoices.searchScoped", call: (db, s) => db.invoices.searchScoped(s, "20", 100), reached: (r, x) => hasId(r, x.invoice) },
 ];
 
@@ -75,7 +83,12 @@ describe.each(CASES)("$name", (c) => {
     // Acme-wide scope (an admin's) aimed at Globex rows.
     expect(c.reached(c.call(t.db, ACME, { user: "u_dave", invoice: "inv_dave_1" }), { user: "u_dave", invoice: "inv_dave_1" })).toBe(false);
     // Right owner id, wrong tenant: the tenant still filters.
-    expect(c.reached(c.call(t.db, { tenant_id: "t_acme", owner_id: "u_dave" }, { user: "u_dave", invoice: "inv_dave_1" }), { user: "u_dave", invoice: "inv_dave_1" })).toBe(false);
+    expect(
+      c.reached(c.call(t.db, { tenant_id: "t_acme", owner_id: "u_dave" }, { user: "u_dave", invoice: "inv_dave_1" }), {
+        user: "u_dave",
+        invoice: "inv_dave_1",
+      }),
+    ).toBe(false);
     expect(snapshot(t.db)).toEqual(before);
   });
 

@@ -14,7 +14,14 @@ afterEach(() => closeTempDb(t));
 
 function recordSome(): void {
   const ev = t.db.securityEvents;
-  ev.record({ kind: "cross_tenant_read", actorId: "u_alice", tenantId: "t_acme", routeId: "invoices.get", detail: { target: "inv_dave_1" }, decisionId: "d-1" });
+  ev.record({
+    kind: "cross_tenant_read",
+    actorId: "u_alice",
+    tenantId: "t_acme",
+    routeId: "invoices.get",
+    detail: { target: "inv_dave_1" },
+    decisionId: "d-1",
+  });
   ev.record({ kind: "forbidden_param", actorId: "u_bob", tenantId: "t_acme", routeId: "users.list", detail: { param: "debug" } });
   ev.record({ kind: "cross_tenant_read", actorId: "anonymous", tenantId: null, routeId: "invoices.get", detail: {} });
 }
@@ -23,7 +30,13 @@ test("records and reads back, newest first, detail parsed", () => {
   recordSome();
   const events = t.db.securityEvents.query({});
   expect(events.map((e) => e.actor_id)).toEqual(["anonymous", "u_bob", "u_alice"]);
-  expect(events[2]).toMatchObject({ kind: "cross_tenant_read", tenant_id: "t_acme", route_id: "invoices.get", decision_id: "d-1", detail: { target: "inv_dave_1" } });
+  expect(events[2]).toMatchObject({
+    kind: "cross_tenant_read",
+    tenant_id: "t_acme",
+    route_id: "invoices.get",
+    decision_id: "d-1",
+    detail: { target: "inv_dave_1" },
+  });
   expect(events[2].at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   expect(events[0]).toMatchObject({ tenant_id: null, decision_id: null });
 });
@@ -45,7 +58,13 @@ test("filters by kind, actor, since and limit", () => {
 
 test("refuses malformed events", () => {
   const ok = { kind: "k", actorId: "a", tenantId: null, routeId: "r", detail: {} };
-  for (const bad of [{ ...ok, kind: "" }, { ...ok, actorId: 5 }, { ...ok, routeId: undefined }, { ...ok, detail: [] }, { ...ok, detail: null }]) {
+  for (const bad of [
+    { ...ok, kind: "" },
+    { ...ok, actorId: 5 },
+    { ...ok, routeId: undefined },
+    { ...ok, detail: [] },
+    { ...ok, detail: null },
+  ]) {
     expect(() => t.db.securityEvents.record(bad as never)).toThrow(DbInputError);
   }
   expect(t.db.securityEvents.query({})).toEqual([]);
@@ -88,7 +107,10 @@ describe("append-only at the engine", () => {
     ["UPDATE", "UPDATE security_events SET kind = 'nothing' WHERE id = 1"],
     ["DELETE", "DELETE FROM security_events WHERE actor_id = 'u_alice'"],
     ["DELETE all", "DELETE FROM security_events"],
-    ["REPLACE (recursive triggers on)", "INSERT OR REPLACE INTO security_events (id, at, kind, actor_id, route_id, detail) VALUES (1, 'x', 'k', 'a', 'r', '{}')"],
+    [
+      "REPLACE (recursive triggers on)",
+      "INSERT OR REPLACE INTO security_events (id, at, kind, actor_id, route_id, detail) VALUES (1, 'x', 'k', 'a', 'r', '{}')",
+    ],
   ])("refuses %s", (_name, sql) => {
     expect(() => raw.exec(sql)).toThrow(/append-only/);
     expect(t.db.securityEvents.query({})).toHaveLength(3);
@@ -97,7 +119,9 @@ describe("append-only at the engine", () => {
 
   test("refuses REPLACE even on a connection without recursive triggers", () => {
     raw.pragma("recursive_triggers = OFF");
-    expect(() => raw.exec("REPLACE INTO security_events (id, at, kind, actor_id, route_id, detail) VALUES (2, 'x', 'k', 'a', 'r', '{}')")).toThrow(/append-only/);
+    expect(() => raw.exec("REPLACE INTO security_events (id, at, kind, actor_id, route_id, detail) VALUES (2, 'x', 'k', 'a', 'r', '{}')")).toThrow(
+      /append-only/,
+    );
     expect(t.db.securityEvents.query({ actorId: "u_bob" })[0].kind).toBe("forbidden_param");
   });
 

@@ -69,7 +69,11 @@ test("the database rejects an invoice whose owner is in another tenant", () => {
   const r = new Database(t.file);
   r.pragma("foreign_keys = ON");
   expect(() =>
-    r.prepare("INSERT INTO invoices (id, tenant_id, owner_id, number, amount_cents, currency, status) VALUES ('x', 't_acme', 'u_dave', 'N', 1, 'USD', 'draft')").run(),
+    r
+      .prepare(
+        "INSERT INTO invoices (id, tenant_id, owner_id, number, amount_cents, currency, status) VALUES ('x', 't_acme', 'u_dave', 'N', 1, 'USD', 'draft')",
+      )
+      .run(),
   ).toThrow(/FOREIGN KEY/);
   r.close();
 });

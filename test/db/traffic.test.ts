@@ -15,7 +15,10 @@ test("repeated hits of one key become one row with their sum", () => {
   for (let i = 0; i < 7; i++) t.db.traffic.count(hit);
   t.db.traffic.count({ ...hit, status: 404 });
   const rows = t.db.traffic.summary();
-  expect(rows.map((r) => [r.status, r.count])).toEqual([[200, 7], [404, 1]]);
+  expect(rows.map((r) => [r.status, r.count])).toEqual([
+    [200, 7],
+    [404, 1],
+  ]);
 });
 
 test("counts still in memory are written when the database closes", () => {

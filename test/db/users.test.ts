@@ -38,12 +38,19 @@ describe("updateScoped", () => {
     },
   );
 
-  test.each([["displayName", ""], ["displayName", "   "], ["displayName", "x".repeat(101)], ["displayName", "evil\u001b[2J"], ["displayName", "abc\u202Eexe.txt"], ["displayName", 42], ["locale", "english"], ["locale", "en-US'; --"], ["locale", null]])(
-    "refuses %s = %j",
-    (field, value) => {
-      expect(() => t.db.users.updateScoped("u_alice", ALICE, { [field]: value } as never)).toThrow(DbInputError);
-    },
-  );
+  test.each([
+    ["displayName", ""],
+    ["displayName", "   "],
+    ["displayName", "x".repeat(101)],
+    ["displayName", "evil\u001b[2J"],
+    ["displayName", "abc\u202Eexe.txt"],
+    ["displayName", 42],
+    ["locale", "english"],
+    ["locale", "en-US'; --"],
+    ["locale", null],
+  ])("refuses %s = %j", (field, value) => {
+    expect(() => t.db.users.updateScoped("u_alice", ALICE, { [field]: value } as never)).toThrow(DbInputError);
+  });
 
   test("no changes: answers the scoped row without writing", () => {
     expect(t.db.users.updateScoped("u_alice", ALICE, {})?.id).toBe("u_alice");
@@ -75,7 +82,15 @@ describe("inviteScoped", () => {
   test("creates an invited, non-admin user with a fresh id", () => {
     const a = t.db.users.inviteScoped(ACME, { email: " Zoe@Acme.Example ", role: "member" });
     const b = t.db.users.inviteScoped(ACME, { email: "yuri@acme.example", role: "support" });
-    expect(a).toMatchObject({ tenant_id: "t_acme", email: "zoe@acme.example", role: "member", is_admin: 0, status: "invited", internal_notes: "", account_credit_cents: 0 });
+    expect(a).toMatchObject({
+      tenant_id: "t_acme",
+      email: "zoe@acme.example",
+      role: "member",
+      is_admin: 0,
+      status: "invited",
+      internal_notes: "",
+      account_credit_cents: 0,
+    });
     expect(a.id).toMatch(/^u_[A-Za-z0-9_-]+$/);
     expect(a.id).not.toBe(b.id);
     expect(SEED_USERS.map((u) => u.id)).not.toContain(a.id);
@@ -85,9 +100,12 @@ describe("inviteScoped", () => {
     expect(() => t.db.users.inviteScoped(ACME, { email: "x@acme.example", role: role as "member" })).toThrow(DbInputError);
   });
 
-  test.each(["", "no-at-sign", "a@b", "a@@acme.example", "x'@acme.example; DROP TABLE users", `${"a".repeat(250)}@acme.example`])("refuses email %j", (email) => {
-    expect(() => t.db.users.inviteScoped(ACME, { email, role: "member" })).toThrow(DbInputError);
-  });
+  test.each(["", "no-at-sign", "a@b", "a@@acme.example", "x'@acme.example; DROP TABLE users", `${"a".repeat(250)}@acme.example`])(
+    "refuses email %j",
+    (email) => {
+      expect(() => t.db.users.inviteScoped(ACME, { email, role: "member" })).toThrow(DbInputError);
+    },
+  );
 
   test("email is unique per tenant, not across tenants", () => {
     expect(() => t.db.users.inviteScoped(ACME, { email: "ALICE@acme.example", role: "member" })).toThrow(expect.objectContaining({ code: "conflict" }));

@@ -26,7 +26,10 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const failingIds = (run: Awaited<ReturnType<typeof runCli>>) => parseResult(run).failing.map((f) => f.id).sort();
+const failingIds = (run: Awaited<ReturnType<typeof runCli>>) =>
+  parseResult(run)
+    .failing.map((f) => f.id)
+    .sort();
 
 async function withTarget<T>(target: Target, fn: (args: string[]) => Promise<T>): Promise<T> {
   try {
@@ -38,12 +41,11 @@ async function withTarget<T>(target: Target, fn: (args: string[]) => Promise<T>)
 
 test("a gateway path the code does not document: shadow, exposed at the edge, no owner", async () => {
   const gateway = path.join(dir, "kong.yaml");
-  fs.writeFileSync(gateway, fs.readFileSync(path.join(REPO, "inventory/gateway/kong.yaml"), "utf8") + [
-    "      - name: planted-export",
-    "        methods: [GET]",
-    '        paths: ["~/users/export$", "~/metrics$"]',
-    "",
-  ].join("\n"));
+  fs.writeFileSync(
+    gateway,
+    fs.readFileSync(path.join(REPO, "inventory/gateway/kong.yaml"), "utf8") +
+      ["      - name: planted-export", "        methods: [GET]", '        paths: ["~/users/export$", "~/metrics$"]', ""].join("\n"),
+  );
   const run = await runCli(["inventory", "--json", "--check", "--gateway", gateway, ...inProcess(dir)]);
   expect(run.code).toBe(1);
   const record = parseResult(run).records.find((r) => r.endpoint === "/users/export");
@@ -62,8 +64,13 @@ test("a retired version still answering is a Zombie", async () => {
   // The deployment serves "legacy" as if it were only deprecated (with a sunset still ahead: past it, the
   // API would refuse it by itself); the repository declares it Retired.
   const catalog = loadVersions();
-  const drifted = { ...catalog, versions: catalog.versions.map((v) => (v.name === "legacy" ? { ...v, state: "Deprecated" as const, sunset: "2099-01-01T00:00:00Z" } : v)) };
-  const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), versions: drifted }), (args) => runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]));
+  const drifted = {
+    ...catalog,
+    versions: catalog.versions.map((v) => (v.name === "legacy" ? { ...v, state: "Deprecated" as const, sunset: "2099-01-01T00:00:00Z" } : v)),
+  };
+  const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), versions: drifted }), (args) =>
+    runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]),
+  );
   expect(run.code).toBe(1);
   const result = parseResult(run);
   expect(result.versions.find((v) => v.name === "legacy")).toMatchObject({ declared: "Retired", state: "Zombie", probe: { status: 200, result: "live" } });
@@ -87,7 +94,9 @@ test("a version whose response grew a field is a parity defect", async () => {
     proxy.use(app);
     return proxy;
   };
-  const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), wrap }), (args) => runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]));
+  const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), wrap }), (args) =>
+    runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]),
+  );
   expect(run.code).toBe(1);
   const result = parseResult(run);
   const fields = result.parity.filter((d) => d.aspect === "fields");
@@ -108,10 +117,13 @@ test("a version whose response grew a field is a parity defect", async () => {
 test("schema operations with no route are schema-discovered", async () => {
   const schemas = path.join(dir, "schemas");
   fs.cpSync(path.join(REPO, "inventory/schemas"), schemas, { recursive: true });
-  fs.writeFileSync(path.join(schemas, "reports.graphql"), [
-    "directive @rest(method: String!, path: String!) on FIELD_DEFINITION",
-    'type Query { exportEverything: String @rest(method: "GET", path: "/invoices/export-all") auditTrail: [String] }',
-  ].join("\n"));
+  fs.writeFileSync(
+    path.join(schemas, "reports.graphql"),
+    [
+      "directive @rest(method: String!, path: String!) on FIELD_DEFINITION",
+      'type Query { exportEverything: String @rest(method: "GET", path: "/invoices/export-all") auditTrail: [String] }',
+    ].join("\n"),
+  );
   const run = await runCli(["inventory", "--json", "--check", "--schemas", schemas, ...inProcess(dir)]);
   expect(run.code).toBe(1);
   const result = parseResult(run);
@@ -125,7 +137,10 @@ test("schema operations with no route are schema-discovered", async () => {
 test("a route registered in code outside the registry", async () => {
   const code = path.join(dir, "code");
   fs.mkdirSync(code);
-  fs.writeFileSync(path.join(code, "debug.ts"), 'import type { Router } from "express";\nexport function mount(router: Router) {\n  router.get("/debug/vars", (_req, res) => void res.json(process.env));\n}\n');
+  fs.writeFileSync(
+    path.join(code, "debug.ts"),
+    'import type { Router } from "express";\nexport function mount(router: Router) {\n  router.get("/debug/vars", (_req, res) => void res.json(process.env));\n}\n',
+  );
   const run = await runCli(["inventory", "--json", "--check", "--code", code, ...inProcess(dir)]);
   expect(run.code).toBe(1);
   const record = parseResult(run).records.find((r) => r.endpoint === "/debug/vars");
@@ -167,7 +182,9 @@ test("a route that honours an undeclared parameter shows hidden-parameter behavi
     proxy.use(app);
     return proxy;
   };
-  const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), wrap }), (args) => runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]));
+  const run = await withTarget(await startInProcess({ bundleFile: bundleFile(), wrap }), (args) =>
+    runCli(["inventory", "--json", "--check", ...args, ...noTraffic(dir)]),
+  );
   expect(run.code).toBe(1);
   const record = parseResult(run).records.find((r) => r.endpoint === "/invoices" && r.method === "GET");
   expect(record).toMatchObject({ class: "hidden-parameter behaviour", flags: expect.arrayContaining(["documented"]) });

@@ -40,7 +40,8 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const tile = (html: string, key: string) => Number(new RegExp(`data-tile="${key}"><b>(\\d+)</b>`).exec(html)?.[1]);
-const bars = (html: string, id: string) => [...(new RegExp(`<svg id="${id}"[\\s\\S]*?</svg>`).exec(html)?.[0] ?? "").matchAll(/data-label="([^"]*)" data-value="(\d+)"/g)].map((m) => `${m[1]}=${m[2]}`);
+const bars = (html: string, id: string) =>
+  [...(new RegExp(`<svg id="${id}"[\\s\\S]*?</svg>`).exec(html)?.[0] ?? "").matchAll(/data-label="([^"]*)" data-value="(\d+)"/g)].map((m) => `${m[1]}=${m[2]}`);
 
 test("the page loads without a console message, self-contained but for its inline filter script", () => {
   expect(consoleMessages).toEqual([]);
@@ -72,7 +73,8 @@ test("findings and the risk distribution come first, with the JSON's numbers", (
 });
 
 test("the route table lists every record; filters from the address narrow it to the matching records", () => {
-  const rows = (html: string) => [...(/<table id="routes-table">[\s\S]*?<\/table>/.exec(html)?.[0] ?? "").matchAll(/<tr (data-method[^>]*)>/g)].map((m) => m[1]);
+  const rows = (html: string) =>
+    [...(/<table id="routes-table">[\s\S]*?<\/table>/.exec(html)?.[0] ?? "").matchAll(/<tr (data-method[^>]*)>/g)].map((m) => m[1]);
   expect(rows(dom)).toHaveLength(result.records.length);
   expect(rows(dom).filter((r) => r.includes(" hidden"))).toEqual([]);
   expect(dom).toContain(`data-shown="${result.records.length}"`);
@@ -85,7 +87,9 @@ test("the route table lists every record; filters from the address narrow it to 
   expect(filtered.dom).toContain(`data-shown="${shadowGet.length}"`);
 
   const text = loadPage(file, "#q=metrics");
-  const matching = result.records.filter((r) => [r.method, r.endpoint, r.version, r.class, r.owner, r.routeId ?? "", ...r.flags, ...r.sources].join(" ").toLowerCase().includes("metrics"));
+  const matching = result.records.filter((r) =>
+    [r.method, r.endpoint, r.version, r.class, r.owner, r.routeId ?? "", ...r.flags, ...r.sources].join(" ").toLowerCase().includes("metrics"),
+  );
   expect(text.dom).toContain(`data-shown="${matching.length}"`);
   expect(matching.length).toBeGreaterThan(0);
   expect(matching.length).toBeLessThan(result.records.length);

@@ -25,7 +25,9 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const servable = loadVersions().versions.filter(isServable).map((v) => v.name);
+const servable = loadVersions()
+  .versions.filter(isServable)
+  .map((v) => v.name);
 
 test("--check passes on the clean tree: every finding is acknowledged, none expired", () => {
   expect(result.failing).toEqual([]);
@@ -47,7 +49,9 @@ test("every route of the registry is a record, per version where the path is ver
 
 test("every record has every field filled, from probes and sources", () => {
   for (const r of result.records) {
-    expect([r.endpoint, r.method, r.version, r.owner, r.nextTest, r.class, r.lastSeen, r.auth.summary].every((s) => typeof s === "string" && s.length > 0)).toBe(true);
+    expect(
+      [r.endpoint, r.method, r.version, r.owner, r.nextTest, r.class, r.lastSeen, r.auth.summary].every((s) => typeof s === "string" && s.length > 0),
+    ).toBe(true);
     expect(r.sources.length).toBeGreaterThan(0);
     expect(r.risk.reasons.length).toBeGreaterThan(0);
     expect(typeof r.documented).toBe("boolean");
@@ -69,7 +73,10 @@ test("facts drive classes: diagnostics, internal shadows, legacy and client vers
   expect(find("GET", "/api/v1/users/me")).toMatchObject({ class: "legacy-version", documented: true });
   expect(find("GET", "/api/mobile/users/me")?.class).toBe("client-specific");
   expect(find("GET", "/api/v1/users/{user_id}/notes")).toMatchObject({ class: "schema-discovered", sources: ["openapi-archive"] });
-  expect(find("GET", "/invoices/{invoice_id}")).toMatchObject({ class: "documented", auth: { anonymous: { verdict: "denied", status: 401 }, member: { verdict: "allowed", status: 200 } } });
+  expect(find("GET", "/invoices/{invoice_id}")).toMatchObject({
+    class: "documented",
+    auth: { anonymous: { verdict: "denied", status: 401 }, member: { verdict: "allowed", status: 200 } },
+  });
   // Non-GET probes never act: the member's allowed publish is a 400 on the probe parameter, not a publish.
   expect(find("POST", "/invoices/{invoice_id}/publish")?.auth.member).toEqual({ status: 400, problem: "invalid_param", verdict: "allowed" });
 });
@@ -120,11 +127,17 @@ test("portcullis versions --json: the lifecycle table", async () => {
 });
 
 test("an expired acknowledgement fails --check, and so does the finding it covered", async () => {
-  const acks = fs.readFileSync(path.join(REPO, "inventory/acknowledgements.yaml"), "utf8").replace(/expires: 2027-03-31(\s+- finding: "deprecated-live:beta")/, "expires: 2020-01-01$1");
+  const acks = fs
+    .readFileSync(path.join(REPO, "inventory/acknowledgements.yaml"), "utf8")
+    .replace(/expires: 2027-03-31(\s+- finding: "deprecated-live:beta")/, "expires: 2020-01-01$1");
   expect(acks).toContain("2020-01-01");
   const file = path.join(dir, "acks.yaml");
   fs.writeFileSync(file, acks);
   const run = await runCli(["inventory", "--json", "--check", "--acks", file, ...inProcess(dir)]);
   expect(run.code).toBe(1);
-  expect(parseResult(run).failing.map((f) => f.id).sort()).toEqual(["acknowledgement-expired:deprecated-live:v1", "deprecated-live:v1"]);
+  expect(
+    parseResult(run)
+      .failing.map((f) => f.id)
+      .sort(),
+  ).toEqual(["acknowledgement-expired:deprecated-live:v1", "deprecated-live:v1"]);
 });

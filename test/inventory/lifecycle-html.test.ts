@@ -27,7 +27,16 @@ beforeAll(async () => {
   db = path.join(dir, "portcullis.db");
   const store = openDatabase(db);
   const hit = (version: string, ago: number, n: number, extra: { probe?: boolean; template?: string } = {}) =>
-    store.traffic.count({ method: "GET", template: extra.template ?? "/api/{version}/users/me", version, status: 200, actorClass: "member", at: new Date(Date.now() - ago * DAY), n, probe: extra.probe });
+    store.traffic.count({
+      method: "GET",
+      template: extra.template ?? "/api/{version}/users/me",
+      version,
+      status: 200,
+      actorClass: "member",
+      at: new Date(Date.now() - ago * DAY),
+      n,
+      probe: extra.probe,
+    });
   hit("v1", 20, 7);
   hit("v1", 10, 3);
   hit("v1", 2, 1);
@@ -46,7 +55,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 test("--json: requests per day over the window, exactly as counted, summing to each version's measured traffic", () => {
   expect(report.trend.days).toHaveLength(31);
   expect(report.trend.days[30]).toBe(day(0));
-  const at = (version: string) => Object.fromEntries((report.trend.versions[version] ?? []).map((n, i) => [report.trend.days[i], n]).filter(([, n]) => n !== 0));
+  const at = (version: string) =>
+    Object.fromEntries((report.trend.versions[version] ?? []).map((n, i) => [report.trend.days[i], n]).filter(([, n]) => n !== 0));
   expect(at("v1")).toEqual({ [day(20)]: 7, [day(10)]: 3, [day(2)]: 1 });
   expect(at("old")).toEqual({ [day(5)]: 2 });
   expect(at("v2")).toEqual({ [day(1)]: 40, [day(0)]: 12 });
@@ -65,19 +75,30 @@ test("--html: the page loads without a console message and shows every version w
   expect(html).not.toMatch(/<script|<link|\bsrc=|\bhref=|@import|url\(/i);
   const { dom, console: messages } = loadPage(file);
   expect(messages).toEqual([]);
-  const rows = [...dom.matchAll(/<g data-version="([^"]*)" data-state="([^"]*)" data-sunset="([^"]*)" data-requests="([^"]*)">/g)].map((m) => m.slice(1).join(" "));
-  expect(rows).toEqual(report.versions.map((v) => {
-    const trend = report.trend.versions[v.name];
-    return `${v.name} ${v.state} ${v.sunset?.slice(0, 10) ?? ""} ${trend ? trend.reduce((a, b) => a + b, 0) : ""}`;
-  }));
+  const rows = [...dom.matchAll(/<g data-version="([^"]*)" data-state="([^"]*)" data-sunset="([^"]*)" data-requests="([^"]*)">/g)].map((m) =>
+    m.slice(1).join(" "),
+  );
+  expect(rows).toEqual(
+    report.versions.map((v) => {
+      const trend = report.trend.versions[v.name];
+      return `${v.name} ${v.state} ${v.sunset?.slice(0, 10) ?? ""} ${trend ? trend.reduce((a, b) => a + b, 0) : ""}`;
+    }),
+  );
   for (const v of report.versions.filter((x) => x.sunset)) expect(dom).toContain(`sunset ${v.sunset!.slice(0, 10)}`);
-  const trends = dom.split('<g data-version="').slice(1).flatMap((chunk) => {
-    const days = /<g class="trend" data-days="([^"]*)"/.exec(chunk);
-    return days ? [[chunk.slice(0, chunk.indexOf('"')), days[1]]] : [];
-  });
+  const trends = dom
+    .split('<g data-version="')
+    .slice(1)
+    .flatMap((chunk) => {
+      const days = /<g class="trend" data-days="([^"]*)"/.exec(chunk);
+      return days ? [[chunk.slice(0, chunk.indexOf('"')), days[1]]] : [];
+    });
   expect(Object.fromEntries(trends)).toEqual(Object.fromEntries(Object.entries(report.trend.versions).map(([v, days]) => [v, days.join(",")])));
   const tile = (key: string) => Number(new RegExp(`data-tile="${key}"><b>(\\d+)</b>`).exec(dom)?.[1]);
-  expect([tile("versions"), tile("deprecated"), tile("zombie")]).toEqual([report.versions.length, report.versions.filter((v) => v.state === "Deprecated").length, report.versions.filter((v) => v.state === "Zombie").length]);
+  expect([tile("versions"), tile("deprecated"), tile("zombie")]).toEqual([
+    report.versions.length,
+    report.versions.filter((v) => v.state === "Deprecated").length,
+    report.versions.filter((v) => v.state === "Zombie").length,
+  ]);
   expect((/<table id="versions-table">[\s\S]*?<\/table>/.exec(dom)?.[0].match(/<tr>/g) ?? []).length).toBe(report.versions.length + 1);
   if (process.env.REPORT_SCREENSHOTS) screenshot(file, path.join(process.env.REPORT_SCREENSHOTS, "lifecycle.png"), 1300);
 });

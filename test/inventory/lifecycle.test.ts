@@ -18,7 +18,14 @@ const declared = readDeclared(loadVersions());
 const NOW = new Date("2027-02-05T12:00:00Z");
 const live = (name: string, status = 200): VersionProbe => ({ name, path: `/api/${name}/health`, status, result: probeResult(status) });
 const use = (version: string, count: number, probe = false): Observation => ({
-  method: "GET", template: "/api/{version}/users/me", version, status: 200, actorClass: "member", count, lastSeen: "2027-02-01T00:00:00.000Z", probe,
+  method: "GET",
+  template: "/api/{version}/users/me",
+  version,
+  status: 200,
+  actorClass: "member",
+  count,
+  lastSeen: "2027-02-01T00:00:00.000Z",
+  probe,
 });
 
 test("versions.json carries the removal policy and the inventory's extension fields", () => {
@@ -45,7 +52,12 @@ test("ready to remove only when past the sunset and measured under the threshold
 });
 
 test("declared Retired but live is a Zombie; undeclared but live is Unknown", () => {
-  const v = new Map(buildLifecycle({ declared, probes: [live("legacy"), live("v3"), live("v4", 404)], traffic: [], defects: [], compared: [], now: NOW }).map((x) => [x.name, x]));
+  const v = new Map(
+    buildLifecycle({ declared, probes: [live("legacy"), live("v3"), live("v4", 404)], traffic: [], defects: [], compared: [], now: NOW }).map((x) => [
+      x.name,
+      x,
+    ]),
+  );
   expect(v.get("legacy")).toMatchObject({ declared: "Retired", state: "Zombie" });
   expect(v.get("v3")).toMatchObject({ declared: null, state: "Unknown", owner: "(none)" });
   expect(v.has("v4")).toBe(false);
@@ -62,7 +74,12 @@ test("a version ready to remove that still answers is a removal-due finding", as
     const ids = result.failing.map((f) => f.id);
     expect(ids).toEqual(expect.arrayContaining(["removal-due:beta", "removal-due:old"]));
     expect(ids).not.toContain("removal-due:v1");
-    expect(result.versions.filter((v) => v.readyToRemove).map((v) => v.name).sort()).toEqual(["beta", "old"]);
+    expect(
+      result.versions
+        .filter((v) => v.readyToRemove)
+        .map((v) => v.name)
+        .sort(),
+    ).toEqual(["beta", "old"]);
     // The acknowledgements for old (2026-12-31) and beta (2027-01-31) have expired by then.
     expect(ids).toEqual(expect.arrayContaining(["acknowledgement-expired:zombie-version:old", "acknowledgement-expired:deprecated-live:beta"]));
   } finally {
@@ -80,8 +97,20 @@ test("past their sunsets the API retires old and beta by itself: Retired in the 
     expect(v.get("beta")).toMatchObject({ declared: "Deprecated", state: "Retired", probe: { status: 410 } });
     expect(v.get("v1")).toMatchObject({ state: "Deprecated", probe: { result: "live" } });
     const ids = result.findings.map((f) => f.id);
-    for (const gone of ["zombie-version:old", "deprecated-live:beta", "removal-due:old", "acknowledgement-expired:zombie-version:old", "acknowledgement-expired:deprecated-live:beta"]) expect(ids).not.toContain(gone);
-    expect(result.notes).toEqual(expect.arrayContaining(["stale acknowledgement (no such finding now): zombie-version:old", "stale acknowledgement (no such finding now): deprecated-live:beta"]));
+    for (const gone of [
+      "zombie-version:old",
+      "deprecated-live:beta",
+      "removal-due:old",
+      "acknowledgement-expired:zombie-version:old",
+      "acknowledgement-expired:deprecated-live:beta",
+    ])
+      expect(ids).not.toContain(gone);
+    expect(result.notes).toEqual(
+      expect.arrayContaining([
+        "stale acknowledgement (no such finding now): zombie-version:old",
+        "stale acknowledgement (no such finding now): deprecated-live:beta",
+      ]),
+    );
   } finally {
     await target.close();
   }
@@ -89,8 +118,19 @@ test("past their sunsets the API retires old and beta by itself: Retired in the 
 
 test("risk is the sum of the facts that apply, each explained", () => {
   const base = {
-    anonymousAllowed: false, documented: true, active: true, ownerMissing: false, lastSeen: "2027-02-01T00:00:00Z", trafficMeasured: true, now: NOW,
-    parityDefects: 0, versionState: "Current" as const, gatewayUndocumented: false, schemaOnly: false, hiddenParameter: false, unregisteredCode: false,
+    anonymousAllowed: false,
+    documented: true,
+    active: true,
+    ownerMissing: false,
+    lastSeen: "2027-02-01T00:00:00Z",
+    trafficMeasured: true,
+    now: NOW,
+    parityDefects: 0,
+    versionState: "Current" as const,
+    gatewayUndocumented: false,
+    schemaOnly: false,
+    hiddenParameter: false,
+    unregisteredCode: false,
   };
   expect(computeRisk(base)).toEqual({ score: 0, level: "low", reasons: ["no risk fact applies"] });
   const bad = computeRisk({ ...base, anonymousAllowed: true, documented: false, ownerMissing: true, lastSeen: "2026-01-01T00:00:00Z" });

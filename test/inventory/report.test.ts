@@ -39,7 +39,12 @@ test("the HTML report escapes what it prints", () => {
   expect(escapeHtml(`<img src=x onerror="a">&'`)).toBe("&lt;img src=x onerror=&quot;a&quot;&gt;&amp;&#39;");
   const evil = "/x/<script>alert(1)</script>";
   const result: InventoryResult = {
-    generatedAt: "2026-11-21T00:00:00Z", target: "t", records: [], versions: [], parity: [], notes: [evil],
+    generatedAt: "2026-11-21T00:00:00Z",
+    target: "t",
+    records: [],
+    versions: [],
+    parity: [],
+    notes: [evil],
     findings: [{ id: `shadow-route:GET ${evil}`, kind: "shadow-route", subject: evil, detail: evil }],
     failing: [],
   };

@@ -37,7 +37,11 @@ describe("gateway (Kong declarative YAML)", () => {
 
 describe("code (TypeScript compiler API)", () => {
   test("finds every (method, path) of the registry, including the ones built by functions and .map", () => {
-    const found = new Set(scanCode(path.join(REPO, "api"), REPO).filter((s) => !s.direct).map((s) => `${s.method} ${s.path}`));
+    const found = new Set(
+      scanCode(path.join(REPO, "api"), REPO)
+        .filter((s) => !s.direct)
+        .map((s) => `${s.method} ${s.path}`),
+    );
     for (const r of ROUTES) for (const p of r.paths) expect(found).toContain(`${r.method} ${p}`);
     expect(found).toContain("POST /invoices/{invoice_id}/publish");
     expect(found).toContain("POST /api/internal/reports/export");
@@ -45,9 +49,9 @@ describe("code (TypeScript compiler API)", () => {
 
   test("finds direct Express registrations with a literal path, and nothing in comments or strings", () => {
     const src = [
-      "// app.get(\"/commented\", h);",
+      '// app.get("/commented", h);',
       "const text = 'router.post(\"/in-a-string\", h)';",
-      "router.get(\"/debug/vars/:name\", (req, res) => res.json({}));",
+      'router.get("/debug/vars/:name", (req, res) => res.json({}));',
       "app[method](expressPath(template), ...chain);",
     ].join("\n");
     const s = scanSource(src, "api/planted.ts");
@@ -85,11 +89,42 @@ test("access log import: the API's JSON lines, mapped to templates, versions and
     { time: "2026-11-03T10:00:00Z", event: "http.request", method: "GET", path: "/invoices/export", version: "v2", actor: "u_carol", status: 200 },
     { time: "2026-11-03T11:00:00Z", event: "pdp.bundle_activated" },
   ].map((l) => JSON.stringify(l));
-  const t = importJsonLog([...lines, "not json"].join("\n"), ["/invoices/{invoice_id}", "/invoices/export", "/api/{version}/users/me", "/api/{version}/health"], (id) => (id === "u_carol" ? "admin" : "member"));
+  const t = importJsonLog(
+    [...lines, "not json"].join("\n"),
+    ["/invoices/{invoice_id}", "/invoices/export", "/api/{version}/users/me", "/api/{version}/health"],
+    (id) => (id === "u_carol" ? "admin" : "member"),
+  );
   expect(t.observations).toEqual([
-    { method: "GET", template: "/api/{version}/users/me", version: "v1", status: 200, actorClass: "member", count: 2, lastSeen: "2026-11-02T10:00:00.000Z", probe: false },
-    { method: "GET", template: "/api/{version}/health", version: "v9", status: 404, actorClass: "anonymous", count: 1, lastSeen: "2026-11-03T10:00:00.000Z", probe: false },
-    { method: "GET", template: "/invoices/export", version: "v2", status: 200, actorClass: "admin", count: 1, lastSeen: "2026-11-03T10:00:00.000Z", probe: false },
+    {
+      method: "GET",
+      template: "/api/{version}/users/me",
+      version: "v1",
+      status: 200,
+      actorClass: "member",
+      count: 2,
+      lastSeen: "2026-11-02T10:00:00.000Z",
+      probe: false,
+    },
+    {
+      method: "GET",
+      template: "/api/{version}/health",
+      version: "v9",
+      status: 404,
+      actorClass: "anonymous",
+      count: 1,
+      lastSeen: "2026-11-03T10:00:00.000Z",
+      probe: false,
+    },
+    {
+      method: "GET",
+      template: "/invoices/export",
+      version: "v2",
+      status: 200,
+      actorClass: "admin",
+      count: 1,
+      lastSeen: "2026-11-03T10:00:00.000Z",
+      probe: false,
+    },
   ]);
   expect(t.notes[0]).toMatch(/2 line\(s\)/);
 });

@@ -29,12 +29,18 @@ afterAll(() => db?.drop());
 
 const since = "2000-01-01";
 const usersMe = (observations: Array<{ template: string; version: string; count: number }>) =>
-  observations.filter((o) => o.template === "/api/{version}/users/me").map((o) => [o.version, o.count]).sort();
+  observations
+    .filter((o) => o.template === "/api/{version}/users/me")
+    .map((o) => [o.version, o.count])
+    .sort();
 
 test("the counts of every instance, summed in one table, read back as one", async () => {
   const traffic = await readTrafficPg(db.urls.app, since);
   expect(traffic.notes).toEqual([]);
-  expect(usersMe(traffic.observations)).toEqual([["beta", 1], ["v1", 3]]);
+  expect(usersMe(traffic.observations)).toEqual([
+    ["beta", 1],
+    ["v1", 3],
+  ]);
   // Named without credentials.
   expect(traffic.from).toHaveLength(1);
   expect(traffic.from[0]).toMatch(/^postgres:\/\/127\.0\.0\.1:\d+\/portcullis_test_/);
@@ -44,8 +50,13 @@ test("the counts of every instance, summed in one table, read back as one", asyn
 test("inventory reads PostgreSQL when PORTCULLIS_DATABASE_URL is set, and --db still names a SQLite file", async () => {
   const now = new Date();
   const fromPg = await loadTraffic(parseArgs([], {}), now, { PORTCULLIS_DATABASE_URL: db.urls.app });
-  expect(usersMe(fromPg.observations)).toEqual([["beta", 1], ["v1", 3]]);
-  const fromFile = await loadTraffic(parseArgs(["--db", "/nonexistent/portcullis.db"], { values: { "--db": "db" } }), now, { PORTCULLIS_DATABASE_URL: db.urls.app });
+  expect(usersMe(fromPg.observations)).toEqual([
+    ["beta", 1],
+    ["v1", 3],
+  ]);
+  const fromFile = await loadTraffic(parseArgs(["--db", "/nonexistent/portcullis.db"], { values: { "--db": "db" } }), now, {
+    PORTCULLIS_DATABASE_URL: db.urls.app,
+  });
   expect(fromFile.observations).toEqual([]);
   expect(fromFile.notes).toEqual(["no traffic database at /nonexistent/portcullis.db"]);
 });

@@ -42,16 +42,18 @@ test("counts per template, version, status and actor class", async () => {
   await request(h.app).get("/health").set("Portcullis-Test-Run", credential).expect(200);
   await request(h.app).get("/api/v1/health").set("Portcullis-Probe", "inventory").expect(200);
   const got = (await rows()).map((r) => [r.method, r.template, r.version, r.status, r.actor_class, r.probe, r.count]);
-  expect(got).toEqual(expect.arrayContaining([
-    ["GET", "/api/{version}/users/me", "v1", 200, "member", 0, 2],
-    ["GET", "/users/me", "beta", 200, "admin", 0, 1],
-    ["GET", "/invoices/{invoice_id}", "v2", 401, "anonymous", 0, 1],
-    ["GET", "/api/{version}/health", "v9", 404, "anonymous", 0, 1],
-    ["GET", "/api/{version}/health", "legacy", 410, "anonymous", 0, 1],
-    ["GET", "(unmatched)", "", 404, "anonymous", 0, 1],
-    ["GET", "/health", "v2", 200, "anonymous", 1, 1],
-    ["GET", "/api/{version}/health", "v1", 200, "anonymous", 0, 1],
-  ]));
+  expect(got).toEqual(
+    expect.arrayContaining([
+      ["GET", "/api/{version}/users/me", "v1", 200, "member", 0, 2],
+      ["GET", "/users/me", "beta", 200, "admin", 0, 1],
+      ["GET", "/invoices/{invoice_id}", "v2", 401, "anonymous", 0, 1],
+      ["GET", "/api/{version}/health", "v9", 404, "anonymous", 0, 1],
+      ["GET", "/api/{version}/health", "legacy", 410, "anonymous", 0, 1],
+      ["GET", "(unmatched)", "", 404, "anonymous", 0, 1],
+      ["GET", "/health", "v2", 200, "anonymous", 1, 1],
+      ["GET", "/api/{version}/health", "v1", 200, "anonymous", 0, 1],
+    ]),
+  );
   // Raw paths never become rows: probing cannot grow the table.
   expect(got.some((r) => String(r[1]).includes("inv_1"))).toBe(false);
 });

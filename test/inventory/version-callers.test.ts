@@ -21,14 +21,28 @@ afterAll(async () => h?.close());
 test("calls to deprecated and zombie versions are counted per actor and client; portcullis versions shows them", async () => {
   const alice = await h.auth("u_alice");
   for (let i = 0; i < 3; i++) await request(h.app).get("/api/v1/users/me").set(alice).set("User-Agent", "mobile-app/3.2 (iOS 17)");
-  await request(h.app).get("/users/me").set(await h.auth("u_bob")).set("Api-Version", "beta").set("User-Agent", "partner-sync/1.0");
+  await request(h.app)
+    .get("/users/me")
+    .set(await h.auth("u_bob"))
+    .set("Api-Version", "beta")
+    .set("User-Agent", "partner-sync/1.0");
   await request(h.app).get("/api/old/health").set("User-Agent", "curl/8.5.0");
   // Not callers of a deprecated version: a current version, and the inventory's own probe (a verified
   // test run). A client-set probe header alone is a caller like any other.
-  await request(h.app).get("/api/v2/users/me").set(await h.auth("u_carol"));
+  await request(h.app)
+    .get("/api/v2/users/me")
+    .set(await h.auth("u_carol"));
   const credential = await mintTestRunCredential({ keyFile: h.keyFile, issuer: ISSUER, runId: "inventory-1", ttlSec: 600 });
-  await request(h.app).get("/api/v1/users/me").set(await h.auth("u_dave")).set("Portcullis-Test-Run", credential).expect(200);
-  await request(h.app).get("/api/v1/users/me").set(await h.auth("u_ivan")).set("Portcullis-Probe", "inventory").set("User-Agent", "hiding/1.0");
+  await request(h.app)
+    .get("/api/v1/users/me")
+    .set(await h.auth("u_dave"))
+    .set("Portcullis-Test-Run", credential)
+    .expect(200);
+  await request(h.app)
+    .get("/api/v1/users/me")
+    .set(await h.auth("u_ivan"))
+    .set("Portcullis-Probe", "inventory")
+    .set("User-Agent", "hiding/1.0");
   await h.db.versionCallers.flush();
 
   const run = await runCli(["versions", "--json", "--bundle", bundleFile(), "--db", path.join(h.dir, "portcullis.db")]);

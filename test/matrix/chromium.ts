@@ -52,8 +52,15 @@ function chromium(args: string[]): { stdout: string; stderr: string } {
     const run = spawnSync(
       bin,
       [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", `--user-data-dir=${profile}`, ...args,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        `--user-data-dir=${profile}`,
+        ...args,
       ],
       { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] },
     );

@@ -35,7 +35,9 @@ afterAll(async () => {
 interface Run {
   code: number;
   out: string;
-  json: { summary: { cells: number; failed: number }; cells: Array<{ id: string; outcome: string; route: string }>; baseline?: Record<string, unknown> } | undefined;
+  json:
+    | { summary: { cells: number; failed: number }; cells: Array<{ id: string; outcome: string; route: string }>; baseline?: Record<string, unknown> }
+    | undefined;
 }
 
 let n = 0;
@@ -46,8 +48,15 @@ async function run(routes: string[], options: { good: boolean; json?: boolean; e
   const key = options.good ? server.harness.keyFile : path.join(server.harness.dir, "foreign-key.json");
   try {
     const code = await matrixCommand([
-      "--base-url", server.baseUrl, "--key", key, "--html", path.join(server.harness.dir, `m${++n}.html`),
-      ...routes.flatMap((r) => ["--route", r]), ...(options.json ? ["--json"] : []), ...(options.extra ?? []),
+      "--base-url",
+      server.baseUrl,
+      "--key",
+      key,
+      "--html",
+      path.join(server.harness.dir, `m${++n}.html`),
+      ...routes.flatMap((r) => ["--route", r]),
+      ...(options.json ? ["--json"] : []),
+      ...(options.extra ?? []),
     ]);
     const out = lines.join("\n");
     return { code, out, json: options.json ? JSON.parse(out) : undefined };
@@ -102,8 +111,14 @@ test("--baseline: newly failing, added, newly passing, removed and known failure
   const worse = await run(["metrics.get", "invoices.get"], { good: false, extra: ["--baseline", base1] });
   expect(worse.code).toBe(1);
   const metrics = good.json!.cells.length;
-  expect(worse.out).toMatch(new RegExp(`\\n  (\\d+) newly failing, 0 newly passing, 0 failing differently, 0 still failing, (\\d+) added, 0 removed, 0 expectations changed, (\\d+) new run problems \\(0 known\\)`));
-  expect(worse.out).toMatch(/NEWLY FAILING:\n( {2}.*\n)* {2}GET metrics\.get v2 \/metrics u_frank none: pass \(expected allow, got 200\) -> mismatch \(expected allow, got 400 invalid_test_run\)/);
+  expect(worse.out).toMatch(
+    new RegExp(
+      `\\n  (\\d+) newly failing, 0 newly passing, 0 failing differently, 0 still failing, (\\d+) added, 0 removed, 0 expectations changed, (\\d+) new run problems \\(0 known\\)`,
+    ),
+  );
+  expect(worse.out).toMatch(
+    /NEWLY FAILING:\n( {2}.*\n)* {2}GET metrics\.get v2 \/metrics u_frank none: pass \(expected allow, got 200\) -> mismatch \(expected allow, got 400 invalid_test_run\)/,
+  );
   expect(worse.out).toContain("WORSE than the baseline: exit 1");
   const worseJson = await run(["metrics.get", "invoices.get"], { good: false, json: true, extra: ["--baseline", base1] });
   const diff = worseJson.json!.baseline as { newly_failing: unknown[]; added: Array<{ id: string }>; worse: boolean };
@@ -115,7 +130,9 @@ test("--baseline: newly failing, added, newly passing, removed and known failure
 
   // The same failures again: known, tolerated (exit 0 although cells fail), but still listed as failing.
   const same = await run(["metrics.get", "invoices.get"], { good: false, extra: ["--baseline", base2] });
-  expect(same.out).toContain(`0 newly failing, 0 newly passing, 0 failing differently, ${metrics + invoices} still failing, 0 added, 0 removed, 0 expectations changed, 0 new run problems`);
+  expect(same.out).toContain(
+    `0 newly failing, 0 newly passing, 0 failing differently, ${metrics + invoices} still failing, 0 added, 0 removed, 0 expectations changed, 0 new run problems`,
+  );
   expect(same.out).toMatch(/FAIL GET metrics\.get v2 \/metrics u_frank none/);
   expect(same.code).toBe(0);
 
@@ -130,7 +147,9 @@ test("--baseline: newly failing, added, newly passing, removed and known failure
 test("--baseline: a changed expectation is named even where it makes the cell fail", async () => {
   const base = save("base3.json", await run(["metrics.get"], { good: true, json: true }));
   // A copy of the matrix where members may read the metrics: the policy still says 403.
-  const raw = YAML.parse(fs.readFileSync(DEFAULT_MATRIX_FILE, "utf8"), { merge: true }) as { routes: Record<string, { expect: Record<string, Record<string, string>> }> };
+  const raw = YAML.parse(fs.readFileSync(DEFAULT_MATRIX_FILE, "utf8"), { merge: true }) as {
+    routes: Record<string, { expect: Record<string, Record<string, string>> }>;
+  };
   raw.routes["GET metrics.get"].expect = { ...raw.routes["GET metrics.get"].expect, u_alice: { "*": "allow" } };
   const loosened = path.join(server.harness.dir, "loosened.yaml");
   fs.writeFileSync(loosened, YAML.stringify(raw));
@@ -145,6 +164,8 @@ test("--baseline that is not a matrix report stops the command before any reques
   fs.writeFileSync(bogus, JSON.stringify({ summary: {} }));
   const requestsBefore = server.harness.logs.length;
   await expect(run(["metrics.get"], { good: true, extra: ["--baseline", bogus] })).rejects.toThrow(BaselineError);
-  await expect(run(["metrics.get"], { good: true, extra: ["--baseline", path.join(server.harness.dir, "absent.json")] })).rejects.toThrow(/--baseline .*absent\.json: cannot read/);
+  await expect(run(["metrics.get"], { good: true, extra: ["--baseline", path.join(server.harness.dir, "absent.json")] })).rejects.toThrow(
+    /--baseline .*absent\.json: cannot read/,
+  );
   expect(server.harness.logs.length).toBe(requestsBefore);
 });

@@ -40,8 +40,25 @@ async function run(args: string[]): Promise<{ code: number; out: string }> {
 
 test("--json reports every cell of the chosen routes, zero failed, and writes the HTML page", async () => {
   const html = path.join(server.harness.dir, "reports", "matrix.html");
-  const { code, out } = await run(["--base-url", server.baseUrl, "--key", server.harness.keyFile, "--json", "--html", html, "--route", "invoices.get", "--route", "metrics.get"]);
-  const report = JSON.parse(out) as { summary: { cells: number; failed: number; missing: number }; versions: string[]; source: string; cells: Array<{ route: string }> };
+  const { code, out } = await run([
+    "--base-url",
+    server.baseUrl,
+    "--key",
+    server.harness.keyFile,
+    "--json",
+    "--html",
+    html,
+    "--route",
+    "invoices.get",
+    "--route",
+    "metrics.get",
+  ]);
+  const report = JSON.parse(out) as {
+    summary: { cells: number; failed: number; missing: number };
+    versions: string[];
+    source: string;
+    cells: Array<{ route: string }>;
+  };
   expect(code).toBe(0);
   expect(report.source).toContain("/openapi.json");
   expect(report.versions).toEqual(expect.arrayContaining(["v2", "v1", "old"]));
@@ -53,7 +70,17 @@ test("--json reports every cell of the chosen routes, zero failed, and writes th
 });
 
 test("every request of a run is marked with its test run, so auditors can set the run apart", async () => {
-  const { out } = await run(["--base-url", server.baseUrl, "--key", server.harness.keyFile, "--json", "--html", path.join(server.harness.dir, "r.html"), "--route", "metrics.get"]);
+  const { out } = await run([
+    "--base-url",
+    server.baseUrl,
+    "--key",
+    server.harness.keyFile,
+    "--json",
+    "--html",
+    path.join(server.harness.dir, "r.html"),
+    "--route",
+    "metrics.get",
+  ]);
   const report = JSON.parse(out) as { test_run: string; summary: { requests: number } };
   expect(report.test_run).toMatch(/^matrix-\d{8}T\d{6}Z-[0-9a-f]{6}$/);
   await server.harness.log.flush();
@@ -70,7 +97,16 @@ test("every request of a run is marked with its test run, so auditors can set th
 test("the terminal table names failing cells and the exit code is 1 when tokens are not accepted", async () => {
   // A foreign key file: the run's test-run credential (signed with it) is refused before any token is
   // looked at (400 invalid_test_run), so every cell fails by name, anonymous ones included.
-  const { code, out } = await run(["--base-url", server.baseUrl, "--key", path.join(server.harness.dir, "other-key.json"), "--route", "metrics.get", "--html", path.join(server.harness.dir, "m.html")]);
+  const { code, out } = await run([
+    "--base-url",
+    server.baseUrl,
+    "--key",
+    path.join(server.harness.dir, "other-key.json"),
+    "--route",
+    "metrics.get",
+    "--html",
+    path.join(server.harness.dir, "m.html"),
+  ]);
   expect(code).toBe(1);
   expect(out).toMatch(/FAIL GET metrics\.get v2 \/metrics u_frank none: expected allow got 400 invalid_test_run \[mismatch\]/);
   expect(out).toMatch(/FAIL GET metrics\.get v2 \/metrics anonymous none: expected deny 401 authentication_required got 400 invalid_test_run/);

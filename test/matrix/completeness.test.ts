@@ -46,7 +46,9 @@ test("an entry for a route the registry does not serve is stale", () => {
 });
 
 test("a malformed expectation names its place", () => {
-  const raw = YAML.parse(fs.readFileSync(loadMatrix().file, "utf8"), { merge: true }) as { routes: Record<string, { expect: Record<string, Record<string, string>> }> };
+  const raw = YAML.parse(fs.readFileSync(loadMatrix().file, "utf8"), { merge: true }) as {
+    routes: Record<string, { expect: Record<string, Record<string, string>> }>;
+  };
   raw.routes["GET invoices.get"].expect.member.own = "permit";
   expect(() => parseMatrix(raw, "m.yaml")).toThrow(MatrixFileError);
   expect(() => parseMatrix(raw, "m.yaml")).toThrow(/m\.yaml: routes\.GET invoices\.get\.expect\.member\.own: expectation "permit"/);

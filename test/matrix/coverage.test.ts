@@ -42,9 +42,19 @@ async function run(routes: string[], bundle: string, json: boolean): Promise<{ c
   const html = path.join(server.harness.dir, `coverage${++n}.html`);
   try {
     const code = await matrixCommand([
-      "--base-url", server.baseUrl, "--key", server.harness.keyFile, "--html", html, "--coverage",
-      "--decisions", path.join(server.harness.dir, "decisions.db"), "--bundle", bundle,
-      ...routes.flatMap((r) => ["--route", r]), ...(json ? ["--json"] : []),
+      "--base-url",
+      server.baseUrl,
+      "--key",
+      server.harness.keyFile,
+      "--html",
+      html,
+      "--coverage",
+      "--decisions",
+      path.join(server.harness.dir, "decisions.db"),
+      "--bundle",
+      bundle,
+      ...routes.flatMap((r) => ["--route", r]),
+      ...(json ? ["--json"] : []),
     ]);
     return { code, out: lines.join("\n"), html: fs.readFileSync(html, "utf8") };
   } finally {
@@ -60,9 +70,14 @@ dead_rule if input.action == "teleport"
 /** The project's policy plus a module the decision never refers to. */
 function withDeadRule(): string {
   const base = readBundle(policyBundle());
-  const sources = [...base.files].filter(([name]) => name.endsWith(".rego")).map(([name, bytes]) => ({ path: name.slice(1), content: Buffer.from(bytes).toString("utf8") }));
+  const sources = [...base.files]
+    .filter(([name]) => name.endsWith(".rego"))
+    .map(([name, bytes]) => ({ path: name.slice(1), content: Buffer.from(bytes).toString("utf8") }));
   sources.push({ path: "rego/portcullis/extra.rego", content: DEAD });
-  const { wasm } = compile(sources.map((s) => ({ file: s.path, source: s.content })), { entrypoints: ENTRYPOINTS });
+  const { wasm } = compile(
+    sources.map((s) => ({ file: s.path, source: s.content })),
+    { entrypoints: ENTRYPOINTS },
+  );
   const file = path.join(server.harness.dir, "dead.tar.gz");
   fs.writeFileSync(file, writeBundle({ wasm, data: base.data, manifest: { ...base.manifest, revision: "with-dead-rule" }, sources }));
   return file;
@@ -76,7 +91,13 @@ test("the rules the cells reached, the ones they did not as findings; more route
   const decided = m.cells.filter((c) => c.decision_id !== null).length;
   expect(decided).toBeGreaterThan(0);
   // Every cell that sent a request was decided by the policy (metrics.get has no refusal before the policy here).
-  expect(m.coverage).toMatchObject({ revision: "api-test", entrypoint: "portcullis/decision", inputs: decided, cells_without_input: m.cells.length - decided, errors: 0 });
+  expect(m.coverage).toMatchObject({
+    revision: "api-test",
+    entrypoint: "portcullis/decision",
+    inputs: decided,
+    cells_without_input: m.cells.length - decided,
+    errors: 0,
+  });
   expect(m.coverage.reached).toBeGreaterThan(0);
   expect(m.coverage.unreached.length).toBe(m.coverage.rules - m.coverage.reached);
   // Admins read metrics: the allow body of data.portcullis.decision (decision.rego, the one with "allow": true) was reached.

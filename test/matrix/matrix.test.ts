@@ -25,7 +25,9 @@ let dir: string;
 let personasBefore: string;
 
 async function personaRows(personas: ReadonlyArray<{ id: string; tenant: string | null }>): Promise<string> {
-  const rows = await Promise.all(personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })));
+  const rows = await Promise.all(
+    personas.filter((p) => p.tenant !== null).map((p) => server.harness.db.users.getScoped(p.id, { tenant_id: p.tenant as string })),
+  );
   return JSON.stringify(rows);
 }
 
@@ -54,7 +56,13 @@ test("a run leaves every persona's row byte-identical, and lists what it did cha
   expect(await personaRows(report.personas)).toBe(personasBefore);
   expect(JSON.parse(personasBefore)).toHaveLength(9);
   expect(report.restore_problems).toEqual([]);
-  expect(report.changes).toEqual(expect.arrayContaining([expect.stringMatching(/^invoice inv_\w+: \w+ -> \w+$/), expect.stringMatching(/users invited/), "personas: all 9 profiles as the run found them (re-read)"]));
+  expect(report.changes).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^invoice inv_\w+: \w+ -> \w+$/),
+      expect.stringMatching(/users invited/),
+      "personas: all 9 profiles as the run found them (re-read)",
+    ]),
+  );
 });
 
 test("the personas cover two tenants and at least two users per role", () => {
@@ -71,9 +79,11 @@ test("every route, method and version of the registry has a cell for every perso
   const versions = server.harness.deps.versions.versions.filter(isServable).map((v) => v.name);
   const have = new Set(report.cells.map((c) => `${c.method} ${c.route} ${c.version} ${c.persona}`));
   const absent: string[] = [];
-  for (const r of ROUTES) for (const v of versions) for (const p of report.personas) {
-    if (!have.has(`${r.method} ${r.id} ${v} ${p.id}`)) absent.push(`${r.method} ${r.id} ${v} ${p.id}`);
-  }
+  for (const r of ROUTES)
+    for (const v of versions)
+      for (const p of report.personas) {
+        if (!have.has(`${r.method} ${r.id} ${v} ${p.id}`)) absent.push(`${r.method} ${r.id} ${v} ${p.id}`);
+      }
   expect(absent).toEqual([]);
 });
 

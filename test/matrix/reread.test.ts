@@ -50,9 +50,12 @@ const matrix = () =>
     probe_field: "isAdmin",
     routes: {
       "PATCH users.me.update": {
-        targets: ["own"], object: "profile", body: { displayName: "Matrix {n}" },
+        targets: ["own"],
+        object: "profile",
+        body: { displayName: "Matrix {n}" },
         expect: { member: { own: "deny 403 role_required" } },
-        read: { "*": ["displayName", "email", "id"] }, write: { "*": ["displayName"] },
+        read: { "*": ["displayName", "email", "id"] },
+        write: { "*": ["displayName"] },
       },
     },
   });
@@ -61,7 +64,12 @@ const run = () =>
   runMatrix({
     baseUrl,
     matrix: matrix(),
-    ops: { operations: [{ routeId: "users.me.update", method: "PATCH", version: "v2", templates: ["/users/me"], successStatus: 200 }], versions: ["v2"], unknown: [], source: "test" },
+    ops: {
+      operations: [{ routeId: "users.me.update", method: "PATCH", version: "v2", templates: ["/users/me"], successStatus: 200 }],
+      versions: ["v2"],
+      unknown: [],
+      source: "test",
+    },
     tokenFor: async () => "not-checked-by-this-server",
   });
 

@@ -80,7 +80,13 @@ describe("decide", () => {
     const d = pdp.decide(input, { requestedBy: "10.0.0.1:443", reqId: 9 });
     expect(log.records).toHaveLength(1);
     const r = log.records[0];
-    expect(r).toMatchObject({ decisionId: d.decisionId, path: "portcullis/decision", input, revision: "r7", context: { requestedBy: "10.0.0.1:443", reqId: 9 } });
+    expect(r).toMatchObject({
+      decisionId: d.decisionId,
+      path: "portcullis/decision",
+      input,
+      revision: "r7",
+      context: { requestedBy: "10.0.0.1:443", reqId: 9 },
+    });
     expect(r.result).toMatchObject({ allow: true, scope: { tenant_id: "t_acme" } });
     expect(r.error).toBeUndefined();
     expect(r.evalNs).toBeGreaterThan(0);

@@ -126,4 +126,3 @@ deny if count(numbers.range(1, input.n)) > 0
     expect(e.evaluate("m/allow", { user: "admin" })).toBe(true);
   }, 60_000);
 });
-

@@ -53,7 +53,10 @@ export function bundleOf(options: FixtureOptions = {}): Buffer {
   const key = JSON.stringify([rego, entrypoints]);
   let wasm = compiled.get(key);
   if (!wasm) {
-    wasm = compile(rego.map((source, i) => ({ file: `p${i}.rego`, source })), { entrypoints }).wasm;
+    wasm = compile(
+      rego.map((source, i) => ({ file: `p${i}.rego`, source })),
+      { entrypoints },
+    ).wasm;
     compiled.set(key, wasm);
   }
   return writeBundle({

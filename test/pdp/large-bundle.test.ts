@@ -103,9 +103,18 @@ test("the PDP loads it and decides from the rules and the data", async () => {
   const granted = pdp.decide(member({ actor: { id: "u_24999", tenant: "t_74", roles: [] }, resource: { type: "doc", id: "res_999" } }));
   expect(granted).toMatchObject({ allow: true, status: 200, reason: "granted", scope: { tenant_id: `t_${24999 % 97}` } });
   // An inactive user, a resource no rule grants, a user the data lacks: all denied.
-  expect(pdp.decide(member({ actor: { id: "u_24998", tenant: "t_73", roles: [] }, resource: { type: "doc", id: "res_999" } }))).toMatchObject({ allow: false, reason: "no_grant" });
-  expect(pdp.decide(member({ actor: { id: "u_24999", tenant: "t_74", roles: [] }, resource: { type: "doc", id: "res_1000" } }))).toMatchObject({ allow: false, reason: "no_grant" });
-  expect(pdp.decide(member({ actor: { id: "u_nobody", tenant: "t_74", roles: [] }, resource: { type: "doc", id: "res_0" } }))).toMatchObject({ allow: false, reason: "no_grant" });
+  expect(pdp.decide(member({ actor: { id: "u_24998", tenant: "t_73", roles: [] }, resource: { type: "doc", id: "res_999" } }))).toMatchObject({
+    allow: false,
+    reason: "no_grant",
+  });
+  expect(pdp.decide(member({ actor: { id: "u_24999", tenant: "t_74", roles: [] }, resource: { type: "doc", id: "res_1000" } }))).toMatchObject({
+    allow: false,
+    reason: "no_grant",
+  });
+  expect(pdp.decide(member({ actor: { id: "u_nobody", tenant: "t_74", roles: [] }, resource: { type: "doc", id: "res_0" } }))).toMatchObject({
+    allow: false,
+    reason: "no_grant",
+  });
 }, 120_000);
 
 test("a memory limit below what the data needs refuses the bundle with memory_limit_exceeded, both sizes named", async () => {
@@ -124,7 +133,10 @@ test("a memory limit below what the data needs refuses the bundle with memory_li
 test("a memory limit below the module's own static data is refused the same way", async () => {
   const modulePages = importedMemoryPages(readBundle(fs.readFileSync(bundlePath)).wasm);
   pdp = await createPdp({ bundle: { file: bundlePath }, log: new RecordingLog(), logger: capturingLogger(), maxMemoryPages: 5 });
-  expect(pdp.status().lastError).toMatchObject({ code: "memory_limit_exceeded", message: expect.stringContaining(`policy.wasm's static data needs ${modulePages} pages`) });
+  expect(pdp.status().lastError).toMatchObject({
+    code: "memory_limit_exceeded",
+    message: expect.stringContaining(`policy.wasm's static data needs ${modulePages} pages`),
+  });
 });
 
 test("a limit outside 1..16384 pages is a configuration error", async () => {

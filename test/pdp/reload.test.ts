@@ -92,7 +92,12 @@ describe("hot reload from a file", () => {
 
     writeAtomically(file, bad());
     await pdp.refresh();
-    expect(pdp.status()).toMatchObject({ active: { revision: "r1" }, lastError: { code, message: expect.any(String), at: expect.any(String) }, reloads: 1, failures: 1 });
+    expect(pdp.status()).toMatchObject({
+      active: { revision: "r1" },
+      lastError: { code, message: expect.any(String), at: expect.any(String) },
+      reloads: 1,
+      failures: 1,
+    });
     expect(pdp.decide(member())).toMatchObject({ allow: true, status: 200, revision: "r1" });
     expect(logger.entries).toContainEqual(expect.objectContaining({ level: "error", event: "pdp.bundle_load_failed", code, active_revision: "r1" }));
 

@@ -152,9 +152,7 @@ describe("data.portcullis.decision", () => {
 
   it("gives the same invoice fields per role on get, list, export and batch", () => {
     for (const who of ["member", "support", "admin"]) {
-      const sets = ["invoices.get", "invoices.list", "invoices.export", "invoices.batch"].map(
-        (r) => decide(request(who, r)).fields.read,
-      );
+      const sets = ["invoices.get", "invoices.list", "invoices.export", "invoices.batch"].map((r) => decide(request(who, r)).fields.read);
       for (const s of sets) expect(s).toEqual(sets[0]);
     }
     const admin = decide(request("admin", "invoices.get")).fields.read;
@@ -166,7 +164,18 @@ describe("data.portcullis.decision", () => {
   it("lets a profile update write displayName only, and read id, email, displayName", () => {
     const ok = decide(request("member", "users.me.update", { fields: { submitted: ["displayName"] } }));
     expect(ok).toMatchObject({ allow: true, fields: { read: ["id", "email", "displayName"], write: ["displayName"] } });
-    for (const f of ["locale", "isAdmin", "owner_id", "tenant_id", "account_credit_cents", "support_priority", "role", "debug", "billingPlan", "internalNotes"]) {
+    for (const f of [
+      "locale",
+      "isAdmin",
+      "owner_id",
+      "tenant_id",
+      "account_credit_cents",
+      "support_priority",
+      "role",
+      "debug",
+      "billingPlan",
+      "internalNotes",
+    ]) {
       for (const who of ["member", "admin"]) {
         const d = decide(request(who, "users.me.update", { fields: { submitted: ["displayName", f] } }));
         expect(d).toMatchObject({ allow: false, status: 403, reason: "field_not_writable" });

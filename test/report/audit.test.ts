@@ -98,17 +98,31 @@ test("the summary's numbers are what `decisions` and `events` list for the same 
 
 test("the requests sent are counted where an auditor looks for them", () => {
   // Alice: bob's row, dave's row, the metrics route, five unknown ids; anonymous: an invoice, an unrouted path.
-  expect(summary.denied_by_actor).toEqual([{ actor: "u_alice", count: 8 }, { actor: "anonymous", count: 2 }]);
+  expect(summary.denied_by_actor).toEqual([
+    { actor: "u_alice", count: 8 },
+    { actor: "anonymous", count: 2 },
+  ]);
   expect(summary.denied_by_route[0]).toEqual({ route: "invoices.get", count: 8, reasons: { "not_found (no row in scope)": 7, authentication_required: 1 } });
-  expect(summary.denied_by_route.map((r) => r.route)).toContain('GET /nowhere/%22%3E%3Csvg%20onload=alert(1)%3E (no route)');
+  expect(summary.denied_by_route.map((r) => r.route)).toContain("GET /nowhere/%22%3E%3Csvg%20onload=alert(1)%3E (no route)");
   expect(summary.denial_reasons).toEqual([
-    { reason: "not_found (no row in scope)", count: 7 }, { reason: "authentication_required", count: 1 }, { reason: "role_required", count: 1 }, { reason: "route_not_found", count: 1 },
+    { reason: "not_found (no row in scope)", count: 7 },
+    { reason: "authentication_required", count: 1 },
+    { reason: "role_required", count: 1 },
+    { reason: "route_not_found", count: 1 },
   ]);
   expect(summary.decisions).toMatchObject({ total: 13, allowed: 3, denied: 10 });
   expect(summary.decisions.no_row_in_scope).toBe(7);
-  const bola = summary.bola.timeline.reduce((s, b) => ({ t: s.t + b.cross_tenant_id, o: s.o + b.cross_owner_id, e: s.e + b.enumeration, n: s.n + b.no_row_in_scope }), { t: 0, o: 0, e: 0, n: 0 });
+  const bola = summary.bola.timeline.reduce(
+    (s, b) => ({ t: s.t + b.cross_tenant_id, o: s.o + b.cross_owner_id, e: s.e + b.enumeration, n: s.n + b.no_row_in_scope }),
+    { t: 0, o: 0, e: 0, n: 0 },
+  );
   expect(bola).toEqual({ t: 1, o: 1, e: 1, n: 7 });
-  expect(summary.events.by_kind).toEqual(expect.arrayContaining([{ kind: "admin_route_denied", count: 1 }, { kind: "enumeration", count: 1 }]));
+  expect(summary.events.by_kind).toEqual(
+    expect.arrayContaining([
+      { kind: "admin_route_denied", count: 1 },
+      { kind: "enumeration", count: 1 },
+    ]),
+  );
   expect(summary.bola.recent.map((e) => e.kind).sort()).toEqual(["cross_owner_id", "cross_tenant_id", "enumeration"]);
   expect(summary.window.bucket).toBe("hour");
 });
@@ -141,7 +155,12 @@ test("the page loads in chromium without a console message and shows the JSON's 
   const { dom, console: messages } = loadPage(file);
   expect(messages).toEqual([]);
   const tile = (key: string) => Number(new RegExp(`data-tile="${key}"><b>(\\d+)</b>`).exec(dom)?.[1]);
-  expect([tile("total"), tile("allowed"), tile("denied"), tile("events")]).toEqual([summary.decisions.total, summary.decisions.allowed, summary.decisions.denied, summary.events.total]);
+  expect([tile("total"), tile("allowed"), tile("denied"), tile("events")]).toEqual([
+    summary.decisions.total,
+    summary.decisions.allowed,
+    summary.decisions.denied,
+    summary.events.total,
+  ]);
   const values = (chart: string, series?: string) => {
     const svg = new RegExp(`<svg id="${chart}"[\\s\\S]*?</svg>`).exec(dom)?.[0] ?? "";
     const re = series ? new RegExp(`data-series="${series}" data-value="(\\d+)"`, "g") : /data-label="([^"]*)" data-value="(\d+)"/g;

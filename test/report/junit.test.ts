@@ -17,15 +17,31 @@ test("suites, cases, failures and skips are counted where CI servers read them",
   const file = writeJUnit(path.join(dir, "nested", "a.xml"), {
     name: "demo",
     suites: [
-      { name: "one", properties: { base_url: "http://x" }, cases: [{ name: "ok", classname: "one" }, { name: "bad", classname: "one", failure: { type: "mismatch", message: "expected allow, got 403", body: "request: GET /x" } }] },
-      { name: "two", cases: [{ name: "na", classname: "two", skipped: "does not apply" }, { name: "ok2", classname: "two", time: 0.25 }] },
+      {
+        name: "one",
+        properties: { base_url: "http://x" },
+        cases: [
+          { name: "ok", classname: "one" },
+          { name: "bad", classname: "one", failure: { type: "mismatch", message: "expected allow, got 403", body: "request: GET /x" } },
+        ],
+      },
+      {
+        name: "two",
+        cases: [
+          { name: "na", classname: "two", skipped: "does not apply" },
+          { name: "ok2", classname: "two", time: 0.25 },
+        ],
+      },
     ],
   });
   const root = parseXmlFile(file);
   expect(root.tag).toBe("testsuites");
   expect(root.attrs).toMatchObject({ name: "demo", tests: "4", failures: "1", skipped: "1", errors: "0" });
   const suites = all(root, "testsuite");
-  expect(suites.map((s) => [s.attrs.name, s.attrs.tests, s.attrs.failures, s.attrs.skipped])).toEqual([["one", "2", "1", "0"], ["two", "2", "0", "1"]]);
+  expect(suites.map((s) => [s.attrs.name, s.attrs.tests, s.attrs.failures, s.attrs.skipped])).toEqual([
+    ["one", "2", "1", "0"],
+    ["two", "2", "0", "1"],
+  ]);
   expect(all(suites[0], "property")[0].attrs).toEqual({ name: "base_url", value: "http://x" });
   const failure = all(root, "failure")[0];
   expect(failure.attrs).toEqual({ type: "mismatch", message: "expected allow, got 403" });

@@ -98,9 +98,13 @@ export interface ReplayOptions {
 }
 
 export function parseFailOn(text: string): string[] {
-  const kinds = text.split(",").map((k) => k.trim()).filter((k) => k !== "");
+  const kinds = text
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
   for (const k of kinds) {
-    if (k !== "any" && !(FLIP_KINDS as readonly string[]).includes(k)) throw new Error(`--fail-on: unknown kind ${JSON.stringify(k)} (one or more of ${[...FLIP_KINDS, "any"].join(", ")})`);
+    if (k !== "any" && !(FLIP_KINDS as readonly string[]).includes(k))
+      throw new Error(`--fail-on: unknown kind ${JSON.stringify(k)} (one or more of ${[...FLIP_KINDS, "any"].join(", ")})`);
   }
   if (kinds.length === 0) throw new Error("--fail-on needs at least one kind");
   return kinds;
@@ -177,7 +181,15 @@ export function replay(entries: DecisionEntry[], engine: Engine, options: Replay
     group.count++;
     if (masked.length > 0) group.masked++;
     if (group.examples.length < keep) {
-      group.examples.push({ decision_id: entry.decision_id, timestamp: entry.timestamp, actor: entry.actor_id ?? input.actor?.id ?? "-", recorded_revision: entry.revision, before, after, masked });
+      group.examples.push({
+        decision_id: entry.decision_id,
+        timestamp: entry.timestamp,
+        actor: entry.actor_id ?? input.actor?.id ?? "-",
+        recorded_revision: entry.revision,
+        before,
+        after,
+        masked,
+      });
     }
   }
   report.fail_on.failed = report.fail_on.matched > 0;
@@ -194,7 +206,13 @@ export function replay(entries: DecisionEntry[], engine: Engine, options: Replay
  */
 function recordedAnswer(entry: DecisionEntry): Answer {
   const result = entry.event?.result as Partial<Answer> | undefined;
-  const fromColumns: Answer = { allow: entry.allowed === true, status: entry.status ?? 503, reason: entry.reason ?? "unknown", scope: {}, fields: { read: [], write: [] } };
+  const fromColumns: Answer = {
+    allow: entry.allowed === true,
+    status: entry.status ?? 503,
+    reason: entry.reason ?? "unknown",
+    scope: {},
+    fields: { read: [], write: [] },
+  };
   if (entry.event?.error || result === null || typeof result !== "object") return fromColumns;
   return {
     ...fromColumns,
@@ -225,7 +243,10 @@ function sorted(fields: Answer["fields"]): Answer["fields"] {
 function canonical(value: unknown): string {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
   const o = value as Record<string, unknown>;
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(",")}}`;
 }
 
 function rolesOf(input: DecisionInput): string {

@@ -93,7 +93,7 @@ function testName(prefix: string[]): string | null {
 function renameLast(rule: Rule, prefixLength: number, name: string): void {
   const i = prefixLength - 1;
   const t = rule.head.ref[i]!;
-  rule.head.ref[i] = t.type === "var" ? { ...t, name } : { ...t, type: "string", value: name } as Term;
+  rule.head.ref[i] = t.type === "var" ? { ...t, name } : ({ ...t, type: "string", value: name } as Term);
 }
 
 /** `internal.test_case([<key parts>])` right after the first expressions mentioning every var of the key. */
@@ -113,7 +113,14 @@ function injectTestCase(rule: Rule, prefixLength: number): void {
     kind: "term",
     term: {
       type: "call",
-      op: { type: "ref", terms: [{ type: "var", name: "internal", loc }, { type: "string", value: "test_case", loc }], loc },
+      op: {
+        type: "ref",
+        terms: [
+          { type: "var", name: "internal", loc },
+          { type: "string", value: "test_case", loc },
+        ],
+        loc,
+      },
       args: [{ type: "array", items: parts, loc }],
       loc,
     },
@@ -129,4 +136,3 @@ function callsTestCase(e: Expr): boolean {
   const [head, ...rest] = e.term.op.terms;
   return head?.type === "var" && head.name === "internal" && rest.length === 1 && rest[0]!.type === "string" && rest[0]!.value === "test_case";
 }
-

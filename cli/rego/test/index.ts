@@ -36,12 +36,25 @@ import { TestRunner, type TestResult } from "./run";
 export async function testCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
     switches: {
-      "-v": "verbose", "--verbose": "verbose", "--v0-compatible": "v0", "--bench": "bench", "--coverage": "coverage", "-c": "coverage",
-      "--exit-zero-on-skipped": "skipZero", "-z": "skipZero",
+      "-v": "verbose",
+      "--verbose": "verbose",
+      "--v0-compatible": "v0",
+      "--bench": "bench",
+      "--coverage": "coverage",
+      "-c": "coverage",
+      "--exit-zero-on-skipped": "skipZero",
+      "-z": "skipZero",
     },
     values: {
-      "--max-memory-pages": "maxMemoryPages", "-r": "run", "--run": "run", "--format": "format", "-f": "format",
-      "--timeout": "timeout", "--threshold": "threshold", "--junit": "junit", ...CUSTOM_BUILTIN_FLAGS,
+      "--max-memory-pages": "maxMemoryPages",
+      "-r": "run",
+      "--run": "run",
+      "--format": "format",
+      "-f": "format",
+      "--timeout": "timeout",
+      "--threshold": "threshold",
+      "--junit": "junit",
+      ...CUSTOM_BUILTIN_FLAGS,
     },
   });
   if (args.positionals.length === 0) throw new UsageError("no policy files or directories given");
@@ -71,11 +84,21 @@ export async function testCommand(argv: string[]): Promise<number> {
   if (runnable.length === 0) {
     results = tests.map((test) => ({ test, outcome: "skip", durationNs: 0 }));
   } else {
-    const compiled = compileModules(modules, { entrypoints: runnable.map((t) => t.entrypoint), regoVersion, hostBuiltins, capabilities: custom.capabilities, instrument: !bench });
+    const compiled = compileModules(modules, {
+      entrypoints: runnable.map((t) => t.entrypoint),
+      regoVersion,
+      hostBuiltins,
+      capabilities: custom.capabilities,
+      instrument: !bench,
+    });
     probes = compiled.probes;
     const clock = new EvaluationClock();
     const builtins = {
-      ...hostFunctions(custom, clock, compiled.policy.hostBuiltins.map((b) => b.name)),
+      ...hostFunctions(
+        custom,
+        clock,
+        compiled.policy.hostBuiltins.map((b) => b.name),
+      ),
       ...TestRunner.hostFunctions(() => runner!),
     };
     const policy = await loadSizedPolicy(compiled.wasm, data, { maxPages: maxMemoryPages(args), builtins });
@@ -96,11 +119,20 @@ export async function testCommand(argv: string[]): Promise<number> {
   if (coverage) {
     // OPA prints the coverage report alone, and only when no test failed.
     if (counts.failed > 0) {
-      for (const line of prettyLines(results.filter((r) => r.outcome === "fail" || r.outcome === "error"), verbose, sourceLine)) console.log(line);
+      for (const line of prettyLines(
+        results.filter((r) => r.outcome === "fail" || r.outcome === "error"),
+        verbose,
+        sourceLine,
+      ))
+        console.log(line);
       console.error(summaryLine(counts));
       return 1;
     }
-    const report = coverageReport(modules.map((m) => m.file), probes ?? [], runner?.hits ?? new Set());
+    const report = coverageReport(
+      modules.map((m) => m.file),
+      probes ?? [],
+      runner?.hits ?? new Set(),
+    );
     console.log(JSON.stringify(report, null, 2));
     console.error(summaryLine(counts));
     if (threshold !== undefined && report.coverage < threshold) {
@@ -131,7 +163,7 @@ function filterOf(pattern: string | undefined): RegExp | undefined {
   }
 }
 
-const UNITS: Record<string, number> = { ns: 1, us: 1e3, "µs": 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNITS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** A Go duration (`5s`, `250ms`, `1m30s`) in nanoseconds, as `opa test --timeout` takes it. */
 export function durationNs(text: string): bigint {

@@ -31,15 +31,36 @@ function casesOf(r: TestResult, sourceLine: (file: string, row: number) => strin
       const text = sourceLine(r.failedAt.file, r.failedAt.row);
       if (text !== undefined) lines.push(`  ${text.trim()}`);
     }
-    if (r.output) lines.push("printed:", ...r.output.trimEnd().split("\n").map((l) => `  | ${l}`));
+    if (r.output)
+      lines.push(
+        "printed:",
+        ...r.output
+          .trimEnd()
+          .split("\n")
+          .map((l) => `  | ${l}`),
+      );
     return lines.join("\n");
   };
-  if (r.outcome === "error") return [{ ...base, failure: { type: r.errorCode ?? "error", message: `${r.errorCode ?? "error"}: ${r.detail ?? ""}`, body: story(`error ${r.errorCode ?? ""}: ${r.detail ?? ""}`) } }];
+  if (r.outcome === "error")
+    return [
+      {
+        ...base,
+        failure: {
+          type: r.errorCode ?? "error",
+          message: `${r.errorCode ?? "error"}: ${r.detail ?? ""}`,
+          body: story(`error ${r.errorCode ?? ""}: ${r.detail ?? ""}`),
+        },
+      },
+    ];
   if (r.subResults && r.subResults.size > 0) {
     // One case per leaf, as the summary counts them; the time is the whole test's, on its first case.
     return leaves(r.subResults, []).map(([path, sr], i) => ({
-      name: `${r.test.name}/${path.join("/")}`, classname: r.test.pkg, time: i === 0 ? base.time : 0,
-      ...(sr.fail ? { failure: { type: "fail", message: `case ${path.join("/")} failed`, body: story(`case ${path.join("/")} of ${r.test.name} failed`) } } : {}),
+      name: `${r.test.name}/${path.join("/")}`,
+      classname: r.test.pkg,
+      time: i === 0 ? base.time : 0,
+      ...(sr.fail
+        ? { failure: { type: "fail", message: `case ${path.join("/")} failed`, body: story(`case ${path.join("/")} of ${r.test.name} failed`) } }
+        : {}),
     }));
   }
   if (r.outcome === "pass") return [base];

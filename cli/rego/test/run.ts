@@ -102,7 +102,14 @@ export class TestRunner {
     } catch (err) {
       const durationNs = Number(process.hrtime.bigint() - start);
       if (err instanceof TestTimeout) {
-        return { test, outcome: "error", durationNs, errorCode: "eval_cancel_error", detail: `timed out after ${formatNs(Number(this.timeoutNs))} (--timeout)`, ...output() };
+        return {
+          test,
+          outcome: "error",
+          durationNs,
+          errorCode: "eval_cancel_error",
+          detail: `timed out after ${formatNs(Number(this.timeoutNs))} (--timeout)`,
+          ...output(),
+        };
       }
       return { test, outcome: "error", durationNs, errorCode: "eval_error", detail: messageOf(err), ...output() };
     } finally {
@@ -110,7 +117,15 @@ export class TestRunner {
       console.log = log;
     }
     const durationNs = Number(process.hrtime.bigint() - start);
-    const failed = (detail: string, extra: Partial<TestResult> = {}): TestResult => ({ test, outcome: "fail", durationNs, detail, failedAt: cur.lastExpr?.loc, ...output(), ...extra });
+    const failed = (detail: string, extra: Partial<TestResult> = {}): TestResult => ({
+      test,
+      outcome: "fail",
+      durationNs,
+      detail,
+      failedAt: cur.lastExpr?.loc,
+      ...output(),
+      ...extra,
+    });
     if (rs.length === 0) return failed("undefined");
     const value = rs[0]!.result;
     if (test.parameterized) {

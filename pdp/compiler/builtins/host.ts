@@ -13,9 +13,15 @@ export const HOST: BuiltinSpec[] = [
   ...specs(
     2,
     [
-      "io.jwt.verify_rs256", "io.jwt.verify_rs384", "io.jwt.verify_rs512",
-      "io.jwt.verify_ps256", "io.jwt.verify_ps384", "io.jwt.verify_ps512",
-      "io.jwt.verify_es256", "io.jwt.verify_es384", "io.jwt.verify_es512",
+      "io.jwt.verify_rs256",
+      "io.jwt.verify_rs384",
+      "io.jwt.verify_rs512",
+      "io.jwt.verify_ps256",
+      "io.jwt.verify_ps384",
+      "io.jwt.verify_ps512",
+      "io.jwt.verify_es256",
+      "io.jwt.verify_es384",
+      "io.jwt.verify_es512",
       "io.jwt.verify_eddsa",
     ],
     { host: true },
@@ -23,14 +29,9 @@ export const HOST: BuiltinSpec[] = [
   // X.509 certificates, CSRs and private keys parsed by the host (../host-x509/). Not offered:
   // crypto.x509.parse_and_verify_certificates(_with_options), until chains are verified exactly as Go
   // does (name constraints, policies): a verifier laxer than OPA's would accept chains OPA refuses.
-  ...specs(
-    1,
-    [
-      "crypto.x509.parse_certificates", "crypto.x509.parse_certificate_request",
-      "crypto.x509.parse_rsa_private_key", "crypto.parse_private_keys",
-    ],
-    { host: true },
-  ),
+  ...specs(1, ["crypto.x509.parse_certificates", "crypto.x509.parse_certificate_request", "crypto.x509.parse_rsa_private_key", "crypto.parse_private_keys"], {
+    host: true,
+  }),
   ...specs(2, ["crypto.x509.parse_keypair"], { host: true }),
   // GraphQL parsing and validation (gqlparser's, as OPA uses it) run in the host (../host-graphql/).
   ...specs(1, ["graphql.parse_query", "graphql.parse_schema", "graphql.schema_is_valid"], { host: true }),

@@ -32,7 +32,22 @@ import type { BuiltinSpec } from "./spec";
 export type { BuiltinSpec } from "./spec";
 export type { DeclaredType } from "./declared-types";
 
-const ALL: BuiltinSpec[] = [...ARITHMETIC, ...COLLECTIONS, ...STRINGS, ...ENCODING, ...REGEX, ...TIME, ...CRYPTO, ...PROVIDERS, ...SEMVER, ...NET, ...UUID, ...UNITS, ...REGO, ...HOST];
+const ALL: BuiltinSpec[] = [
+  ...ARITHMETIC,
+  ...COLLECTIONS,
+  ...STRINGS,
+  ...ENCODING,
+  ...REGEX,
+  ...TIME,
+  ...CRYPTO,
+  ...PROVIDERS,
+  ...SEMVER,
+  ...NET,
+  ...UUID,
+  ...UNITS,
+  ...REGO,
+  ...HOST,
+];
 
 export const BUILTINS: ReadonlyMap<string, BuiltinSpec> = new Map(ALL.map((b) => [b.name, b]));
 

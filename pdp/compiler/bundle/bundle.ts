@@ -121,7 +121,10 @@ export function bundleFilePath(file: string): string {
 
 /** `/a/./b.rego`, `a/b.rego`, `//a/b.rego` -> `/a/b.rego`; `..` is refused. */
 function normalise(name: string): string {
-  const parts = name.replace(/\\/g, "/").split("/").filter((p) => p !== "" && p !== ".");
+  const parts = name
+    .replace(/\\/g, "/")
+    .split("/")
+    .filter((p) => p !== "" && p !== ".");
   if (parts.length === 0) throw new BundleError(`empty file name ${JSON.stringify(name)}`);
   if (parts.includes("..")) throw new BundleError(`file name ${JSON.stringify(name)} leaves the bundle root`);
   return "/" + parts.join("/");

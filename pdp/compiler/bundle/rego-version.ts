@@ -15,7 +15,8 @@ import type { Manifest } from "./bundle";
 export function regoVersionForFile(manifest: Pick<Manifest, "rego_version" | "file_rego_versions">, file: string): SyntaxVersion | undefined {
   const rooted = `/${file.replace(/^\/+/, "")}`;
   for (const [pattern, version] of Object.entries(manifest.file_rego_versions ?? {})) {
-    if (globRegExp(pattern).test(rooted) || globRegExp(pattern).test(rooted.slice(1))) return toSyntax(version, `file_rego_versions[${JSON.stringify(pattern)}]`);
+    if (globRegExp(pattern).test(rooted) || globRegExp(pattern).test(rooted.slice(1)))
+      return toSyntax(version, `file_rego_versions[${JSON.stringify(pattern)}]`);
   }
   return manifest.rego_version === undefined ? undefined : toSyntax(manifest.rego_version, "rego_version");
 }

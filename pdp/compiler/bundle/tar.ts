@@ -163,7 +163,10 @@ function readNumber(h: Uint8Array, at: number, width: number, pos: number): numb
     if (!Number.isSafeInteger(v)) throw new TarError(`number too large at byte ${pos + at}`);
     return v;
   }
-  const text = new TextDecoder().decode(h.subarray(at, at + width)).replace(/[\0 ]+$/, "").replace(/^ +/, "");
+  const text = new TextDecoder()
+    .decode(h.subarray(at, at + width))
+    .replace(/[\0 ]+$/, "")
+    .replace(/^ +/, "");
   if (text === "") return 0;
   if (!/^[0-7]+$/.test(text)) throw new TarError(`bad octal field at byte ${pos + at}`);
   return parseInt(text, 8);

@@ -92,9 +92,17 @@ function buildAnnotationSet(modules: Module[], errors: CompileError[]): Annotati
         if (node?.value) redeclared(a, node.value.loc);
         else insertNode(set.byPath, path, a);
       } else if (a.scope === "subpackages" && "path" in target) {
-        const node = getNode(set.byPath, target.path.map((s) => str(s, a.loc)));
+        const node = getNode(
+          set.byPath,
+          target.path.map((s) => str(s, a.loc)),
+        );
         if (node?.value) redeclared(a, node.value.loc);
-        else insertNode(set.byPath, target.path.map((s) => str(s, a.loc)), a);
+        else
+          insertNode(
+            set.byPath,
+            target.path.map((s) => str(s, a.loc)),
+            a,
+          );
       }
     }
   }
@@ -218,12 +226,32 @@ function callsMetadata(rule: Rule): boolean {
 export function walkTerm(t: Term, f: (t: Term) => void): void {
   f(t);
   switch (t.type) {
-    case "ref": t.terms.forEach((x) => walkTerm(x, f)); break;
-    case "array": case "set": t.items.forEach((x) => walkTerm(x, f)); break;
-    case "object": t.items.forEach(([k, v]) => { walkTerm(k, f); walkTerm(v, f); }); break;
-    case "arraycompr": case "setcompr": walkTerm(t.term, f); walkBody(t.body, f); break;
-    case "objectcompr": walkTerm(t.key, f); walkTerm(t.value, f); walkBody(t.body, f); break;
-    case "call": t.args.forEach((x) => walkTerm(x, f)); break;
+    case "ref":
+      t.terms.forEach((x) => walkTerm(x, f));
+      break;
+    case "array":
+    case "set":
+      t.items.forEach((x) => walkTerm(x, f));
+      break;
+    case "object":
+      t.items.forEach(([k, v]) => {
+        walkTerm(k, f);
+        walkTerm(v, f);
+      });
+      break;
+    case "arraycompr":
+    case "setcompr":
+      walkTerm(t.term, f);
+      walkBody(t.body, f);
+      break;
+    case "objectcompr":
+      walkTerm(t.key, f);
+      walkTerm(t.value, f);
+      walkBody(t.body, f);
+      break;
+    case "call":
+      t.args.forEach((x) => walkTerm(x, f));
+      break;
   }
 }
 
@@ -232,23 +260,33 @@ export function walkBody(body: Body, f: (t: Term) => void): void {
     e.with.forEach((w) => walkTerm(w.value, f));
     if (e.kind === "term") walkTerm(e.term, f);
     else if (e.kind === "somein") [e.key, e.value, e.collection].forEach((t) => t && walkTerm(t, f));
-    else if (e.kind === "every") { walkTerm(e.domain, f); walkBody(e.body, f); }
+    else if (e.kind === "every") {
+      walkTerm(e.domain, f);
+      walkBody(e.body, f);
+    }
   }
 }
 
 /** A fresh copy of a constant, placed at the call it replaces. */
 function constAt(t: Term, loc: Location): Term {
   switch (t.type) {
-    case "array": return { type: "array", items: t.items.map((x) => constAt(x, loc)), loc };
-    case "object": return { type: "object", items: t.items.map(([k, v]) => [constAt(k, loc), constAt(v, loc)]), loc };
-    default: return { ...t, loc } as Term;
+    case "array":
+      return { type: "array", items: t.items.map((x) => constAt(x, loc)), loc };
+    case "object":
+      return { type: "object", items: t.items.map(([k, v]) => [constAt(k, loc), constAt(v, loc)]), loc };
+    default:
+      return { ...t, loc } as Term;
   }
 }
 
 function lowerTerm(t: Term, c: Consts): Term {
   const name = isMetadataCall(t);
   if (name && t.type === "call" && t.args.length === 0) return constAt(name === CHAIN ? c.chain : c.rule, t.loc);
-  return mapTermParts(t, (x) => lowerTerm(x, c), (b) => lowerBody(b, c));
+  return mapTermParts(
+    t,
+    (x) => lowerTerm(x, c),
+    (b) => lowerBody(b, c),
+  );
 }
 
 function lowerBody(body: Body, c: Consts): Body {
@@ -256,14 +294,23 @@ function lowerBody(body: Body, c: Consts): Body {
 }
 
 function lowerExpr(e: Expr, c: Consts): Expr {
-  const lowered = mapExprParts(e, (x) => lowerTerm(x, c), (b) => lowerBody(b, c));
+  const lowered = mapExprParts(
+    e,
+    (x) => lowerTerm(x, c),
+    (b) => lowerBody(b, c),
+  );
   // `rego.metadata.chain(x)`: the output operand is unified with the constant.
   if (e.kind === "term" && lowered.kind === "term" && e.term.type === "call" && e.term.args.length === 1) {
     const name = isMetadataCall(e.term);
     if (name) {
       const t = e.term;
       const value = constAt(name === CHAIN ? c.chain : c.rule, t.loc);
-      const eq: Term = { type: "call", op: { type: "ref", terms: [{ type: "var", name: "eq", loc: t.loc }], loc: t.loc }, args: [lowerTerm(t.args[0], c), value], loc: t.loc };
+      const eq: Term = {
+        type: "call",
+        op: { type: "ref", terms: [{ type: "var", name: "eq", loc: t.loc }], loc: t.loc },
+        args: [lowerTerm(t.args[0], c), value],
+        loc: t.loc,
+      };
       return { ...lowered, term: eq };
     }
   }

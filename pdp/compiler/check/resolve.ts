@@ -287,9 +287,7 @@ function checkDeclaredTypes(env: ResolveEnv, name: string, declared: DeclaredTyp
 /** OPA's messages: builtins "name: arity mismatch", user functions "function f has arity N, got M arguments". */
 function checkArity(env: ResolveEnv, name: string, arity: number, given: number, loc: Location): void {
   if (given === arity || given === arity + 1) return;
-  const msg = name.startsWith("data.")
-    ? `function ${name} has arity ${arity}, got ${given} argument${given === 1 ? "" : "s"}`
-    : `${name}: arity mismatch`;
+  const msg = name.startsWith("data.") ? `function ${name} has arity ${arity}, got ${given} argument${given === 1 ? "" : "s"}` : `${name}: arity mismatch`;
   env.errors.push(new CompileError("rego_type_error", msg, loc));
 }
 
@@ -300,9 +298,7 @@ function resolveWith(env: ResolveEnv, w: With, scope: Scope): CheckedWith {
   const head = target.terms[0]!;
   const strings = target.terms.slice(1).map((x) => (x.type === "string" ? x.value : null));
   const bad = (): CheckedWith => {
-    env.errors.push(
-      new CompileError("rego_compile_error", "with keyword target must reference existing input, data, or a function", w.loc),
-    );
+    env.errors.push(new CompileError("rego_compile_error", "with keyword target must reference existing input, data, or a function", w.loc));
     return out;
   };
   if (head.type !== "var" || strings.some((s) => s === null)) return bad();

@@ -27,9 +27,13 @@ export function hoistTemplateArgs(args: Term[]): { args: Term[]; binds: Body } {
       return v;
     }
     switch (t.type) {
-      case "array": case "set": return { ...t, items: t.items.map(hoist) };
-      case "object": return { ...t, items: t.items.map(([k, v]) => [hoist(k), hoist(v)] as [Term, Term]) };
-      default: return t;
+      case "array":
+      case "set":
+        return { ...t, items: t.items.map(hoist) };
+      case "object":
+        return { ...t, items: t.items.map(([k, v]) => [hoist(k), hoist(v)] as [Term, Term]) };
+      default:
+        return t;
     }
   };
   return { args: args.map(hoist), binds };

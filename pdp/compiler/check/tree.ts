@@ -46,11 +46,7 @@ function nodeAt(root: RuleNode, path: string[]): RuleNode {
   return node;
 }
 
-export function buildTree(
-  modules: Module[],
-  builtins: Catalogue,
-  errors: CompileError[],
-): { program: Program; raw: RawRule[] } {
+export function buildTree(modules: Module[], builtins: Catalogue, errors: CompileError[]): { program: Program; raw: RawRule[] } {
   const root = newNode([]);
   const raw: RawRule[] = [];
   const defaults = new Set<RuleNode>();
@@ -157,9 +153,7 @@ function checkPrefixConflicts(node: RuleNode, errors: CompileError[], raw: RawRu
     const r = raw.find((x) => x.node === node);
     const names = below.map((c) => `data.${c.path.join(".")}`);
     if (r) {
-      errors.push(
-        new CompileError("rego_type_error", `rule data.${node.path.join(".")} conflicts with [${names.join(" ")}]`, r.rule.loc),
-      );
+      errors.push(new CompileError("rego_type_error", `rule data.${node.path.join(".")} conflicts with [${names.join(" ")}]`, r.rule.loc));
     }
   }
   for (const c of node.children.values()) checkPrefixConflicts(c, errors, raw);

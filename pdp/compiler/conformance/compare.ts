@@ -19,19 +19,19 @@ export function canonical(value: unknown): string {
 function sortBindingArrays(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
-    out[k] = Array.isArray(v) ? [...v].map(canonical).sort().map((t) => JSON.parse(t)) : v;
+    out[k] = Array.isArray(v)
+      ? [...v]
+          .map(canonical)
+          .sort()
+          .map((t) => JSON.parse(t))
+      : v;
   }
   return out;
 }
 
-export function sameResultSet(
-  actual: Array<Record<string, unknown>>,
-  expected: Array<Record<string, unknown>>,
-  sortBindings: boolean,
-): boolean {
+export function sameResultSet(actual: Array<Record<string, unknown>>, expected: Array<Record<string, unknown>>, sortBindings: boolean): boolean {
   if (actual.length !== expected.length) return false;
-  const norm = (rows: Array<Record<string, unknown>>) =>
-    rows.map((r) => canonical(sortBindings ? sortBindingArrays(r) : r)).sort();
+  const norm = (rows: Array<Record<string, unknown>>) => rows.map((r) => canonical(sortBindings ? sortBindingArrays(r) : r)).sort();
   const a = norm(actual);
   const e = norm(expected);
   return a.every((row, i) => row === e[i]);

@@ -82,8 +82,7 @@ const ERROR_CODE = /\b(rego_[a-z_]+_error|eval_[a-z_]+_error)\b/;
 function describeError(err: unknown): { code?: string; message: string } {
   if (err instanceof CompileErrors) return { code: err.errors[0]?.code, message: err.message };
   if (err instanceof CompileError) return { code: err.code, message: err.message };
-  const message =
-    err instanceof Error ? err.message : typeof err === "object" && err !== null ? JSON.stringify(err) : String(err);
+  const message = err instanceof Error ? err.message : typeof err === "object" && err !== null ? JSON.stringify(err) : String(err);
   return { code: ERROR_CODE.exec(message)?.[1], message };
 }
 

@@ -83,7 +83,9 @@ export class ConstantPool {
       if (k.kind === "int") c.i32(k.value).call(b.rt("rt_number_int"));
       else {
         const { ptr, len } = this.texts[i]!;
-        c.i32(ptr).i32(len).call(b.rt(k.kind === "string" ? "rt_string_const" : "rt_number_ref"));
+        c.i32(ptr)
+          .i32(len)
+          .call(b.rt(k.kind === "string" ? "rt_string_const" : "rt_number_ref"));
       }
       c.globalSet(this.firstGlobal + i);
     });

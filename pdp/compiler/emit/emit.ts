@@ -168,49 +168,108 @@ class FunctionEmitter {
   private stmt(s: Stmt): void {
     const c = this.code;
     switch (s.type) {
-      case "MakeNull": c.call(this.rt("rt_null")).set(this.local(s.target)); return;
-      case "MakeBoolean": c.i32(s.value ? 1 : 0).call(this.rt("rt_bool")).set(this.local(s.target)); return;
+      case "MakeNull":
+        c.call(this.rt("rt_null")).set(this.local(s.target));
+        return;
+      case "MakeBoolean":
+        c.i32(s.value ? 1 : 0)
+          .call(this.rt("rt_bool"))
+          .set(this.local(s.target));
+        return;
       // Constants are built once per instance and read from globals (constants.ts).
       case "MakeNumberInt":
-        if (!Number.isInteger(s.value) || s.value < -0x80000000 || s.value > 0x7fffffff) throw new Error(`emit: ${this.name}: MakeNumberInt ${s.value} is not an i32`);
+        if (!Number.isInteger(s.value) || s.value < -0x80000000 || s.value > 0x7fffffff)
+          throw new Error(`emit: ${this.name}: MakeNumberInt ${s.value} is not an i32`);
         this.constant({ kind: "int", value: s.value }, s.target);
         return;
-      case "MakeNumberRef": this.constant({ kind: "number", index: s.index }, s.target); return;
-      case "MakeString": this.constant({ kind: "string", index: s.index }, s.target); return;
-      case "MakeArray": c.i32(s.capacity).call(this.rt("rt_array_new")).set(this.local(s.target)); return;
-      case "MakeObject": c.call(this.rt("rt_object_new")).set(this.local(s.target)); return;
-      case "MakeSet": c.call(this.rt("rt_set_new")).set(this.local(s.target)); return;
-      case "ArrayAppend": this.args(s.array, s.value).call(this.rt("rt_array_append")); return;
-      case "ObjectInsert": this.args(s.object, s.key, s.value).call(this.rt("rt_object_insert")); return;
-      case "ObjectInsertOnce": this.args(s.object, s.key, s.value).call(this.rt("rt_object_insert_once")); return;
-      case "SetAdd": this.args(s.set, s.value).call(this.rt("rt_set_add")); return;
+      case "MakeNumberRef":
+        this.constant({ kind: "number", index: s.index }, s.target);
+        return;
+      case "MakeString":
+        this.constant({ kind: "string", index: s.index }, s.target);
+        return;
+      case "MakeArray":
+        c.i32(s.capacity).call(this.rt("rt_array_new")).set(this.local(s.target));
+        return;
+      case "MakeObject":
+        c.call(this.rt("rt_object_new")).set(this.local(s.target));
+        return;
+      case "MakeSet":
+        c.call(this.rt("rt_set_new")).set(this.local(s.target));
+        return;
+      case "ArrayAppend":
+        this.args(s.array, s.value).call(this.rt("rt_array_append"));
+        return;
+      case "ObjectInsert":
+        this.args(s.object, s.key, s.value).call(this.rt("rt_object_insert"));
+        return;
+      case "ObjectInsertOnce":
+        this.args(s.object, s.key, s.value).call(this.rt("rt_object_insert_once"));
+        return;
+      case "SetAdd":
+        this.args(s.set, s.value).call(this.rt("rt_set_add"));
+        return;
       // Operands are checked before the runtime sees them: its helpers take values, not 0.
-      case "ObjectMerge": this.defined(s.a, s.b).call(this.rt("rt_object_merge")); this.setDefined(s.target); return;
-      case "Dot": this.defined(s.source, s.key).call(this.rt("rt_dot")); this.setDefined(s.target); return;
-      case "Len": this.defined(s.source).call(this.rt("rt_len")); this.setDefined(s.target); return;
-      case "Scan": this.scan(s.source, s.key, s.value, s.block); return;
+      case "ObjectMerge":
+        this.defined(s.a, s.b).call(this.rt("rt_object_merge"));
+        this.setDefined(s.target);
+        return;
+      case "Dot":
+        this.defined(s.source, s.key).call(this.rt("rt_dot"));
+        this.setDefined(s.target);
+        return;
+      case "Len":
+        this.defined(s.source).call(this.rt("rt_len"));
+        this.setDefined(s.target);
+        return;
+      case "Scan":
+        this.scan(s.source, s.key, s.value, s.block);
+        return;
       case "Not":
         // The body is an IR block: failing inside it lands after it (the Not
         // succeeds); running to its end fails the block around the Not.
         this.withBlock(s.block, () => this.leave(2));
         return;
-      case "Block": for (const b of s.blocks) this.block(b); return;
-      case "Break": this.leave(s.index + 1); return;
-      case "Call": this.call(s.func, s.args, s.result); return;
+      case "Block":
+        for (const b of s.blocks) this.block(b);
+        return;
+      case "Break":
+        this.leave(s.index + 1);
+        return;
+      case "Call":
+        this.call(s.func, s.args, s.result);
+        return;
       case "Equal":
       case "NotEqual":
         this.defined(s.a, s.b).call(this.rt("rt_equal"));
         if (s.type === "Equal") c.eqz();
         this.failIf();
         return;
-      case "IsDefined": this.failIfUndefined(s.source); return;
-      case "IsUndefined": c.get(this.local(s.source)); this.failIf(); return;
-      case "IsArray": this.typeIs(s.source, 5); return;
-      case "IsObject": this.typeIs(s.source, 6); return;
-      case "IsSet": this.typeIs(s.source, 7); return;
-      case "AssignVar": c.get(this.local(s.source)).set(this.local(s.target)); return;
-      case "AssignVarOnce": this.assignOnce(s.source, s.target, s.message); return;
-      case "ResetLocal": c.i32(0).set(this.local(s.target)); return;
+      case "IsDefined":
+        this.failIfUndefined(s.source);
+        return;
+      case "IsUndefined":
+        c.get(this.local(s.source));
+        this.failIf();
+        return;
+      case "IsArray":
+        this.typeIs(s.source, 5);
+        return;
+      case "IsObject":
+        this.typeIs(s.source, 6);
+        return;
+      case "IsSet":
+        this.typeIs(s.source, 7);
+        return;
+      case "AssignVar":
+        c.get(this.local(s.source)).set(this.local(s.target));
+        return;
+      case "AssignVarOnce":
+        this.assignOnce(s.source, s.target, s.message);
+        return;
+      case "ResetLocal":
+        c.i32(0).set(this.local(s.target));
+        return;
       case "ReturnLocal":
         // A plan's result is its result set; returning a value from one is a planner bug.
         if (this.resultSet !== undefined) throw new Error(`emit: ${this.name}: ReturnLocal in a plan`);
@@ -220,11 +279,21 @@ class FunctionEmitter {
         if (this.resultSet === undefined) throw new Error(`emit: ${this.name}: ResultSetAdd outside a plan`);
         c.get(this.resultSet).get(this.local(s.value)).call(this.rt("rt_set_add"));
         return;
-      case "MemoGet": this.memoGet(s.func, s.target); return;
-      case "MemoInsert": c.i32(s.func).get(this.local(s.value)).call(this.rt("rt_memo_insert")); return;
-      case "MemoPush": c.call(this.rt("rt_memo_push")); return;
-      case "MemoPop": c.call(this.rt("rt_memo_pop")); return;
-      case "Print": this.args(s.args).call(this.rt("rt_print")); return;
+      case "MemoGet":
+        this.memoGet(s.func, s.target);
+        return;
+      case "MemoInsert":
+        c.i32(s.func).get(this.local(s.value)).call(this.rt("rt_memo_insert"));
+        return;
+      case "MemoPush":
+        c.call(this.rt("rt_memo_push"));
+        return;
+      case "MemoPop":
+        c.call(this.rt("rt_memo_pop"));
+        return;
+      case "Print":
+        this.args(s.args).call(this.rt("rt_print"));
+        return;
       default: {
         const never: never = s;
         throw new Error(`emit: unknown statement ${JSON.stringify(never)}`);

@@ -57,11 +57,32 @@ const PAGE = PAGE_BYTES;
 
 /** Exports defined by OPA's ABI (opa-wasm-abi.md, section 1). */
 const ABI_EXPORTS = new Set([
-  "opa_wasm_abi_version", "opa_wasm_abi_minor_version", "memory", "eval", "builtins", "entrypoints",
-  "opa_eval_ctx_new", "opa_eval_ctx_set_input", "opa_eval_ctx_set_data", "opa_eval_ctx_set_entrypoint",
-  "opa_eval_ctx_get_result", "opa_malloc", "opa_free", "opa_json_parse", "opa_value_parse", "opa_json_dump",
-  "opa_value_dump", "opa_heap_ptr_get", "opa_heap_ptr_set", "opa_value_add_path", "opa_value_remove_path",
-  "opa_eval", "opa_value_free", "opa_heap_blocks_stash", "opa_heap_blocks_restore", "opa_heap_stash_clear",
+  "opa_wasm_abi_version",
+  "opa_wasm_abi_minor_version",
+  "memory",
+  "eval",
+  "builtins",
+  "entrypoints",
+  "opa_eval_ctx_new",
+  "opa_eval_ctx_set_input",
+  "opa_eval_ctx_set_data",
+  "opa_eval_ctx_set_entrypoint",
+  "opa_eval_ctx_get_result",
+  "opa_malloc",
+  "opa_free",
+  "opa_json_parse",
+  "opa_value_parse",
+  "opa_json_dump",
+  "opa_value_dump",
+  "opa_heap_ptr_get",
+  "opa_heap_ptr_set",
+  "opa_value_add_path",
+  "opa_value_remove_path",
+  "opa_eval",
+  "opa_value_free",
+  "opa_heap_blocks_stash",
+  "opa_heap_blocks_restore",
+  "opa_heap_stash_clear",
 ]);
 
 /** The exports this linker writes; the runtime's own (if any) are replaced. */
@@ -112,18 +133,36 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
     { name: "opa_dispatch", fn: emitDispatch(planIndex, abi) },
     { name: "eval", fn: emitEval(dispatch, abi) },
     { name: "opa_eval", fn: emitOpaEval(dispatch, abi) },
-    { name: "entrypoints", fn: emitNameTable(policy.plans.map((p) => p.name), abi) },
-    { name: "builtins", fn: emitNameTable(policy.hostBuiltins.map((b) => b.name), abi) },
+    {
+      name: "entrypoints",
+      fn: emitNameTable(
+        policy.plans.map((p) => p.name),
+        abi,
+      ),
+    },
+    {
+      name: "builtins",
+      fn: emitNameTable(
+        policy.hostBuiltins.map((b) => b.name),
+        abi,
+      ),
+    },
   ];
   // Last: it builds every constant the functions above asked for.
   emitted.push({ name: "opa_init_constants", fn: constants.emitStart(startFunction(rt)) });
 
-  appendFunctions(rt, emitted.map((e) => e.fn));
+  appendFunctions(
+    rt,
+    emitted.map((e) => e.fn),
+  );
   addConstantGlobals(rt, constants.size, start);
   addData(rt, layout);
   setExports(rt, { eval: evalFn, opa_eval: opaEval, entrypoints, builtins }, options);
   const first = rt.importedFuncs + rt.definedFuncs;
-  addFunctionNames(rt.module, emitted.map((e, i) => [first + i, e.name]));
+  addFunctionNames(
+    rt.module,
+    emitted.map((e, i) => [first + i, e.name]),
+  );
   return writeModule(rt.module);
 }
 
@@ -175,14 +214,20 @@ function resolveCallee(
   if (index === undefined) {
     if (name.startsWith("bi_")) {
       const builtin = builtinName(name);
-      throw new CompileError("rego_compile_error", `builtin ${builtin} (called in ${caller}) is not implemented by the runtime: missing export ${name}`, LINK_LOC);
+      throw new CompileError(
+        "rego_compile_error",
+        `builtin ${builtin} (called in ${caller}) is not implemented by the runtime: missing export ${name}`,
+        LINK_LOC,
+      );
     }
     throw new Error(`emit: ${caller}: unknown function ${name}`);
   }
   const t = rt.typeOf(index);
   if (t.params.length !== argc || t.params.some((p) => p !== ValType.i32) || t.results.length !== 1 || t.results[0] !== ValType.i32) {
     // Either the planner passed the wrong number of operands or the runtime export has the wrong shape.
-    throw new RuntimeLinkError(`export ${name} has type ${t.params.length} params -> ${t.results.length} results; ${caller} calls it with ${argc} value addresses and needs one back`);
+    throw new RuntimeLinkError(
+      `export ${name} has type ${t.params.length} params -> ${t.results.length} results; ${caller} calls it with ${argc} value addresses and needs one back`,
+    );
   }
   return { index, prefix: [], builtin: true };
 }
@@ -217,7 +262,14 @@ function appendFunctions(rt: RuntimeModule, fns: EmittedFunction[]): void {
   const funcEntries = fns.map((f) => new ByteWriter().u32(typeOf(f.params, f.results ?? 1)).toBytes());
   setSection(m, SectionId.type, appendVec(findSection(m, SectionId.type)?.body, newTypes));
   setSection(m, SectionId.function, appendVec(findSection(m, SectionId.function)?.body, funcEntries));
-  setSection(m, SectionId.code, appendVec(findSection(m, SectionId.code)?.body, fns.map((f) => f.body)));
+  setSection(
+    m,
+    SectionId.code,
+    appendVec(
+      findSection(m, SectionId.code)?.body,
+      fns.map((f) => f.body),
+    ),
+  );
 }
 
 /** Adds the data segment, moves `__heap_start` past it, sizes the memory import. */
@@ -237,7 +289,11 @@ function addData(rt: RuntimeModule, layout: DataLayout): void {
   const pages = Math.ceil(heapStart / PAGE);
   // Loaders size the memory from the import's minimum (bundle/memory.ts); only the ceiling binds here.
   if (pages > MAX_MEMORY_PAGES) {
-    throw new CompileError("rego_compile_error", `policy static data needs ${describePages(pages)}; a policy's memory is limited to ${describePages(MAX_MEMORY_PAGES)}`, LINK_LOC);
+    throw new CompileError(
+      "rego_compile_error",
+      `policy static data needs ${describePages(pages)}; a policy's memory is limited to ${describePages(MAX_MEMORY_PAGES)}`,
+      LINK_LOC,
+    );
   }
   const mem = rt.memoryImport();
   const limits = mem.limits!;

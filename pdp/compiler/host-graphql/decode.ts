@@ -62,7 +62,11 @@ const selections: Decoder = (j) => {
   if (!Array.isArray(j)) fail("[]json.RawMessage");
   const out: unknown[] = [];
   for (const item of j as unknown[]) {
-    for (const [kind, dec] of [["field", field], ["spread", fragmentSpread], ["inline", inlineFragment]] as const) {
+    for (const [kind, dec] of [
+      ["field", field],
+      ["spread", fragmentSpread],
+      ["inline", inlineFragment],
+    ] as const) {
       try {
         // A null item is read by the field unmarshaler as an empty object.
         const sel = dec(item === null && kind === "field" ? {} : item);
@@ -80,15 +84,29 @@ const selections: Decoder = (j) => {
 const typeRef: Decoder = struct(() => ({ NamedType: str, Elem: typeRef, NonNull: bool }));
 const childValue: Decoder = struct(() => ({ Name: str, Value: value }));
 const value: Decoder = struct(() => ({
-  Raw: str, Children: list(childValue), Kind: int,
-  Definition: definition, VariableDefinition: variableDefinition, ExpectedType: typeRef, ExpectedTypeHasDefault: bool,
+  Raw: str,
+  Children: list(childValue),
+  Kind: int,
+  Definition: definition,
+  VariableDefinition: variableDefinition,
+  ExpectedType: typeRef,
+  ExpectedTypeHasDefault: bool,
 }));
 const argument: Decoder = struct(() => ({ Name: str, Value: value }));
 const directive: Decoder = struct(() => ({
-  Name: str, Arguments: list(argument), ParentDefinition: definition, Definition: directiveDefinition, Location: str,
+  Name: str,
+  Arguments: list(argument),
+  ParentDefinition: definition,
+  Definition: directiveDefinition,
+  Location: str,
 }));
 const variableDefinition: Decoder = struct(() => ({
-  Variable: str, Type: typeRef, DefaultValue: value, Directives: list(directive), Definition: definition, Used: bool,
+  Variable: str,
+  Type: typeRef,
+  DefaultValue: value,
+  Directives: list(directive),
+  Definition: definition,
+  Used: bool,
 }));
 const operation: Decoder = struct(
   () => ({ Operation: str, Name: str, VariableDefinitions: list(variableDefinition), Directives: list(directive), SelectionSet: selections }),
@@ -96,14 +114,24 @@ const operation: Decoder = struct(
 );
 const fragment: Decoder = struct(
   () => ({
-    Name: str, VariableDefinition: list(variableDefinition), TypeCondition: str, Directives: list(directive), SelectionSet: selections, Definition: fragment,
+    Name: str,
+    VariableDefinition: list(variableDefinition),
+    TypeCondition: str,
+    Directives: list(directive),
+    SelectionSet: selections,
+    Definition: fragment,
   }),
   true,
 );
 const field: Decoder = struct(
   () => ({
-    Alias: str, Name: str, Arguments: list(argument), Directives: list(directive), SelectionSet: selections,
-    Definition: fieldDefinition, ObjectDefinition: definition,
+    Alias: str,
+    Name: str,
+    Arguments: list(argument),
+    Directives: list(directive),
+    SelectionSet: selections,
+    Definition: fieldDefinition,
+    ObjectDefinition: definition,
   }),
   true,
 );
@@ -116,21 +144,40 @@ const queryDocument: Decoder = struct(() => ({ Operations: list(operation), Frag
 
 const argumentDefinition: Decoder = struct(() => ({ Description: str, Name: str, DefaultValue: value, Type: typeRef, Directives: list(directive) }));
 const fieldDefinition: Decoder = struct(() => ({
-  Description: str, Name: str, Arguments: list(argumentDefinition), DefaultValue: value, Type: typeRef, Directives: list(directive),
+  Description: str,
+  Name: str,
+  Arguments: list(argumentDefinition),
+  DefaultValue: value,
+  Type: typeRef,
+  Directives: list(directive),
 }));
 const enumValue: Decoder = struct(() => ({ Description: str, Name: str, Directives: list(directive) }));
 const definition: Decoder = struct(() => ({
-  Kind: str, Description: str, Name: str, Directives: list(directive), Interfaces: list(str), Fields: list(fieldDefinition),
-  Types: list(str), EnumValues: list(enumValue), BuiltIn: bool,
+  Kind: str,
+  Description: str,
+  Name: str,
+  Directives: list(directive),
+  Interfaces: list(str),
+  Fields: list(fieldDefinition),
+  Types: list(str),
+  EnumValues: list(enumValue),
+  BuiltIn: bool,
 }));
 const directiveDefinition: Decoder = struct(() => ({
-  Description: str, Name: str, Arguments: list(argumentDefinition), Locations: list(str), IsRepeatable: bool,
+  Description: str,
+  Name: str,
+  Arguments: list(argumentDefinition),
+  Locations: list(str),
+  IsRepeatable: bool,
 }));
 const operationType: Decoder = struct(() => ({ Operation: str, Type: str }));
 const schemaDefinition: Decoder = struct(() => ({ Description: str, Directives: list(directive), OperationTypes: list(operationType) }));
 const schemaDocument: Decoder = struct(() => ({
-  Schema: list(schemaDefinition), SchemaExtension: list(schemaDefinition), Directives: list(directiveDefinition),
-  Definitions: list(definition), Extensions: list(definition),
+  Schema: list(schemaDefinition),
+  SchemaExtension: list(schemaDefinition),
+  Directives: list(directiveDefinition),
+  Definitions: list(definition),
+  Extensions: list(definition),
 }));
 
 export function decodeQueryDocument(json: Record<string, unknown>): QueryDocument {

@@ -9,8 +9,7 @@
  */
 
 export type TokenKind =
-  | "<EOF>" | "!" | "$" | "&" | "(" | ")" | "..." | ":" | "=" | "@" | "[" | "]" | "{" | "}" | "|"
-  | "Name" | "Int" | "Float" | "String" | "BlockString";
+  "<EOF>" | "!" | "$" | "&" | "(" | ")" | "..." | ":" | "=" | "@" | "[" | "]" | "{" | "}" | "|" | "Name" | "Int" | "Float" | "String" | "BlockString";
 
 export interface Position {
   line: number;
@@ -45,7 +44,19 @@ export function describeToken(t: Token): string {
 }
 
 const PUNCTUATORS: Record<string, TokenKind> = {
-  "!": "!", $: "$", "&": "&", "(": "(", ")": ")", ":": ":", "=": "=", "@": "@", "[": "[", "]": "]", "{": "{", "}": "}", "|": "|",
+  "!": "!",
+  $: "$",
+  "&": "&",
+  "(": "(",
+  ")": ")",
+  ":": ":",
+  "=": "=",
+  "@": "@",
+  "[": "[",
+  "]": "]",
+  "{": "{",
+  "}": "}",
+  "|": "|",
 };
 
 const isNameStart = (c: number): boolean => c === 0x5f || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -98,7 +109,7 @@ export class Lexer {
 
   /** Moves n UTF-16 units forward, counting code points. */
   private advance(n: number): void {
-    for (const end = this.i + n; this.i < end; ) {
+    for (const end = this.i + n; this.i < end;) {
       const c = this.src.codePointAt(this.i)!;
       this.i += c > 0xffff ? 2 : 1;
       this.points++;

@@ -7,12 +7,28 @@
  * their types must have the same shape, and their own sub-selections must
  * merge too. Also the schema lookups the query rules share.
  */
-import { SELECTION_KIND, typeName, type Argument, type Definition, type Field, type FieldDefinition, type QueryDocument, type Selection, type TypeRef, type Value } from "./ast";
+import {
+  SELECTION_KIND,
+  typeName,
+  type Argument,
+  type Definition,
+  type Field,
+  type FieldDefinition,
+  type QueryDocument,
+  type Selection,
+  type TypeRef,
+  type Value,
+} from "./ast";
 import { goQuote, type Position } from "./lexer";
 import type { Schema } from "./schema-validation";
 
 const TYPENAME: FieldDefinition = {
-  Description: "", Name: "__typename", Arguments: null, DefaultValue: null, Type: { NamedType: "String", Elem: null, NonNull: true }, Directives: null,
+  Description: "",
+  Name: "__typename",
+  Arguments: null,
+  DefaultValue: null,
+  Type: { NamedType: "String", Elem: null, NonNull: true },
+  Directives: null,
 };
 
 /** The definition of a field selected on parent (`__typename` is everywhere). */
@@ -53,7 +69,11 @@ export function firstFieldConflict(schema: Schema, doc: QueryDocument, parent: D
     for (let i = 0; i < fields.length; i++) {
       for (let j = i + 1; j < fields.length; j++) {
         const reason = conflict(schema, doc, subfields, false, fields[i]!, fields[j]!);
-        if (reason !== null) return { pos: fields[j]!.field.Position, text: `Fields ${goQuote(name)} conflict because ${reason}. Use different aliases on the fields to fetch both if this was intentional.` };
+        if (reason !== null)
+          return {
+            pos: fields[j]!.field.Position,
+            text: `Fields ${goQuote(name)} conflict because ${reason}. Use different aliases on the fields to fetch both if this was intentional.`,
+          };
       }
     }
   }
@@ -65,7 +85,9 @@ function distinct(fields: Collected[]): Collected[] {
   if (fields.length < 2) return fields;
   const seen = new Map<Definition | undefined, Set<string>>();
   return fields.filter((f) => {
-    const key = JSON.stringify([f.field.Name, f.field.Arguments, f.field.SelectionSet], (k, v: unknown) => (k === "Position" || k === "Definition" || k === "ExpectedType" || k === "VariableDefinition" ? undefined : v));
+    const key = JSON.stringify([f.field.Name, f.field.Arguments, f.field.SelectionSet], (k, v: unknown) =>
+      k === "Position" || k === "Definition" || k === "ExpectedType" || k === "VariableDefinition" ? undefined : v,
+    );
     const keys = seen.get(f.parent) ?? new Set<string>();
     seen.set(f.parent, keys);
     if (keys.has(key)) return false;
@@ -75,7 +97,14 @@ function distinct(fields: Collected[]): Collected[] {
 }
 
 /** The fields a selection set selects, by response name, through fragments (each fragment once). */
-function collect(schema: Schema, doc: QueryDocument, parent: Definition | undefined, set: Selection[] | null, seen = new Set<string>(), into = new Map<string, Collected[]>()): Map<string, Collected[]> {
+function collect(
+  schema: Schema,
+  doc: QueryDocument,
+  parent: Definition | undefined,
+  set: Selection[] | null,
+  seen = new Set<string>(),
+  into = new Map<string, Collected[]>(),
+): Map<string, Collected[]> {
   for (const sel of set ?? []) {
     if (sel[SELECTION_KIND] === "field") {
       const list = into.get(sel.Alias) ?? [];

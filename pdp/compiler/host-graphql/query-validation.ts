@@ -124,7 +124,10 @@ class QueryValidator {
     this.walkSelectionSet(root ?? undefined, op.SelectionSet);
     for (const v of varDefs) {
       if (!this.usedVariables.has(v)) {
-        this.error(v.Position, op.Name === "" ? `Variable "$${v.Variable}" is never used.` : `Variable "$${v.Variable}" is never used in operation ${goQuote(op.Name)}.`);
+        this.error(
+          v.Position,
+          op.Name === "" ? `Variable "$${v.Variable}" is never used.` : `Variable "$${v.Variable}" is never used in operation ${goQuote(op.Name)}.`,
+        );
       }
     }
     if (op.Operation === "subscription") this.singleFieldSubscription(op);
@@ -153,7 +156,8 @@ class QueryValidator {
     this.walkedFragments = new Set();
     const def = this.schema.types.get(frag.TypeCondition);
     if (def === undefined) this.error(frag.Position, `Unknown type ${goQuote(frag.TypeCondition)}.`);
-    else if (!isComposite(def)) this.error(frag.Position, `Fragment ${goQuote(frag.Name)} cannot condition on non composite type ${goQuote(frag.TypeCondition)}.`);
+    else if (!isComposite(def))
+      this.error(frag.Position, `Fragment ${goQuote(frag.Name)} cannot condition on non composite type ${goQuote(frag.TypeCondition)}.`);
     if (!this.usedFragments.has(frag.Name)) this.error(frag.Position, `Fragment ${goQuote(frag.Name)} is never used.`);
     this.walkDirectives(frag.Directives, "FRAGMENT_DEFINITION");
     this.walkSelectionSet(def, frag.SelectionSet);
@@ -175,10 +179,20 @@ class QueryValidator {
         if (isLeaf(fieldType) && hasSelections) {
           this.error(sel.Position, `Field ${goQuote(sel.Name)} must not have a selection since type ${goQuote(fieldType.Name)} has no subfields.`);
         } else if (!isLeaf(fieldType) && !hasSelections) {
-          this.error(sel.Position, `Field ${goQuote(sel.Name)} of type ${goQuote(typeString(def.Type!))} must have a selection of subfields. Did you mean "${sel.Name} { ... }"?`);
+          this.error(
+            sel.Position,
+            `Field ${goQuote(sel.Name)} of type ${goQuote(typeString(def.Type!))} must have a selection of subfields. Did you mean "${sel.Name} { ... }"?`,
+          );
         }
       }
-      this.checkArguments(sel.Arguments, def?.Arguments ?? null, def !== undefined, (a) => `Unknown argument ${goQuote(a)} on field ${goQuote(`${parent?.Name}.${sel.Name}`)}.`, (a) => `Field ${goQuote(sel.Name)} argument ${goQuote(a.Name)} of type ${goQuote(typeString(a.Type!))} is required, but it was not provided.`, sel.Position);
+      this.checkArguments(
+        sel.Arguments,
+        def?.Arguments ?? null,
+        def !== undefined,
+        (a) => `Unknown argument ${goQuote(a)} on field ${goQuote(`${parent?.Name}.${sel.Name}`)}.`,
+        (a) => `Field ${goQuote(sel.Name)} argument ${goQuote(a.Name)} of type ${goQuote(typeString(a.Type!))} is required, but it was not provided.`,
+        sel.Position,
+      );
       this.walkSelectionSet(fieldType, sel.SelectionSet);
       this.walkDirectives(sel.Directives, "FIELD");
       return;
@@ -189,7 +203,13 @@ class QueryValidator {
         next = this.schema.types.get(sel.TypeCondition);
         if (next === undefined) this.error(sel.Position, `Unknown type ${goQuote(sel.TypeCondition)}.`);
         else if (!isComposite(next)) this.error(sel.Position, `Fragment cannot condition on non composite type ${goQuote(sel.TypeCondition)}.`);
-        else this.checkPossibleSpread(parent, next, sel.Position, `Fragment cannot be spread here as objects of type ${goQuote(parent?.Name ?? "")} can never be of type ${goQuote(next.Name)}.`);
+        else
+          this.checkPossibleSpread(
+            parent,
+            next,
+            sel.Position,
+            `Fragment cannot be spread here as objects of type ${goQuote(parent?.Name ?? "")} can never be of type ${goQuote(next.Name)}.`,
+          );
       }
       this.walkDirectives(sel.Directives, "INLINE_FRAGMENT");
       this.walkSelectionSet(next, sel.SelectionSet);
@@ -199,7 +219,12 @@ class QueryValidator {
     if (frag === undefined) this.error(sel.Position, `Unknown fragment ${goQuote(sel.Name)}.`);
     const next = frag === undefined ? undefined : this.schema.types.get(frag.TypeCondition);
     if (next !== undefined) {
-      this.checkPossibleSpread(parent, next, sel.Position, `Fragment ${goQuote(sel.Name)} cannot be spread here as objects of type ${goQuote(parent?.Name ?? "")} can never be of type ${goQuote(next.Name)}.`);
+      this.checkPossibleSpread(
+        parent,
+        next,
+        sel.Position,
+        `Fragment ${goQuote(sel.Name)} cannot be spread here as objects of type ${goQuote(parent?.Name ?? "")} can never be of type ${goQuote(next.Name)}.`,
+      );
     }
     this.walkDirectives(sel.Directives, "FRAGMENT_SPREAD");
     if (frag !== undefined && !this.walkedFragments.has(frag.Name)) {
@@ -237,7 +262,11 @@ class QueryValidator {
       const expect: Expectation =
         def === undefined
           ? NONE
-          : { type: def.Type, definition: this.schema.types.get(typeName(def.Type!)), hasDefault: def.DefaultValue !== null && def.DefaultValue.Kind !== ValueKind.Null };
+          : {
+              type: def.Type,
+              definition: this.schema.types.get(typeName(def.Type!)),
+              hasDefault: def.DefaultValue !== null && def.DefaultValue.Kind !== ValueKind.Null,
+            };
       if (arg.Value !== null) this.walkValue(arg.Value, expect);
     }
     for (const def of defs ?? []) {
@@ -269,7 +298,10 @@ class QueryValidator {
       const op = this.operation;
       const varDef = (op.VariableDefinitions ?? []).find((v) => v.Variable === value.Raw);
       if (varDef === undefined) {
-        this.error(value.Position, op.Name === "" ? `Variable "$${value.Raw}" is not defined.` : `Variable "$${value.Raw}" is not defined by operation ${goQuote(op.Name)}.`);
+        this.error(
+          value.Position,
+          op.Name === "" ? `Variable "$${value.Raw}" is not defined.` : `Variable "$${value.Raw}" is not defined by operation ${goQuote(op.Name)}.`,
+        );
       } else {
         this.usedVariables.add(varDef);
         this.checkVariablePosition(value, varDef, expect);
@@ -283,7 +315,8 @@ class QueryValidator {
         if (seen.has(child.Name)) this.error(child.Position, `There can be only one input field named ${goQuote(child.Name)}.`);
         seen.add(child.Name);
         const fieldDef = (expect.definition?.Fields ?? []).find((f) => f.Name === child.Name);
-        const childExpect: Expectation = fieldDef === undefined ? NONE : { type: fieldDef.Type, definition: this.schema.types.get(typeName(fieldDef.Type!)), hasDefault: false };
+        const childExpect: Expectation =
+          fieldDef === undefined ? NONE : { type: fieldDef.Type, definition: this.schema.types.get(typeName(fieldDef.Type!)), hasDefault: false };
         if (child.Value !== null) this.walkValue(child.Value, childExpect);
       }
     } else if (value.Kind === ValueKind.List) {
@@ -300,7 +333,10 @@ class QueryValidator {
     if (varDef.DefaultValue !== null && varDef.DefaultValue.Kind !== ValueKind.Null) wanted.NonNull = false;
     if (expect.hasDefault) wanted.NonNull = false;
     if (!isCompatible(varDef.Type!, wanted)) {
-      this.error(value.Position, `Variable "$${value.Raw}" of type ${goQuote(typeString(varDef.Type!))} used in position expecting type ${goQuote(typeString(expect.type))}.`);
+      this.error(
+        value.Position,
+        `Variable "$${value.Raw}" of type ${goQuote(typeString(varDef.Type!))} used in position expecting type ${goQuote(typeString(expect.type))}.`,
+      );
     }
   }
 
@@ -345,7 +381,8 @@ class QueryValidator {
           }
         }
         for (const child of children) {
-          if (!(def.Fields ?? []).some((f) => f.Name === child.Name)) this.error(child.Position, `Field ${goQuote(child.Name)} is not defined by type ${def.Name}.`);
+          if (!(def.Fields ?? []).some((f) => f.Name === child.Name))
+            this.error(child.Position, `Field ${goQuote(child.Name)} is not defined by type ${def.Name}.`);
         }
         return;
       }

@@ -27,9 +27,25 @@ const TYPE_KEYWORDS: Record<string, DefinitionKind> = {
 };
 
 const DIRECTIVE_LOCATIONS = new Set([
-  "QUERY", "MUTATION", "SUBSCRIPTION", "FIELD", "FRAGMENT_DEFINITION", "FRAGMENT_SPREAD", "INLINE_FRAGMENT",
-  "VARIABLE_DEFINITION", "SCHEMA", "SCALAR", "OBJECT", "FIELD_DEFINITION", "ARGUMENT_DEFINITION", "INTERFACE",
-  "UNION", "ENUM", "ENUM_VALUE", "INPUT_OBJECT", "INPUT_FIELD_DEFINITION",
+  "QUERY",
+  "MUTATION",
+  "SUBSCRIPTION",
+  "FIELD",
+  "FRAGMENT_DEFINITION",
+  "FRAGMENT_SPREAD",
+  "INLINE_FRAGMENT",
+  "VARIABLE_DEFINITION",
+  "SCHEMA",
+  "SCALAR",
+  "OBJECT",
+  "FIELD_DEFINITION",
+  "ARGUMENT_DEFINITION",
+  "INTERFACE",
+  "UNION",
+  "ENUM",
+  "ENUM_VALUE",
+  "INPUT_OBJECT",
+  "INPUT_FIELD_DEFINITION",
 ]);
 
 export class SchemaParser extends Parser {
@@ -74,7 +90,15 @@ export class SchemaParser extends Parser {
   private typeDefinition(description: string, extension = false): Definition {
     const kind = TYPE_KEYWORDS[this.next().value]!;
     const def: Definition = {
-      Kind: kind, Description: description, Name: "", Directives: null, Interfaces: null, Fields: null, Types: null, EnumValues: null, BuiltIn: false,
+      Kind: kind,
+      Description: description,
+      Name: "",
+      Directives: null,
+      Interfaces: null,
+      Fields: null,
+      Types: null,
+      EnumValues: null,
+      BuiltIn: false,
       Position: this.peekPos(),
     };
     def.Name = this.name();

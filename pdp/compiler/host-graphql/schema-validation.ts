@@ -11,7 +11,16 @@
  * (extensions appended to their base, introspection fields added to the
  * query type): callers take the document's value beforehand.
  */
-import { typeName, typeString, type ArgumentDefinition, type Definition, type Directive, type DirectiveDefinition, type SchemaDocument, type TypeRef } from "./ast";
+import {
+  typeName,
+  typeString,
+  type ArgumentDefinition,
+  type Definition,
+  type Directive,
+  type DirectiveDefinition,
+  type SchemaDocument,
+  type TypeRef,
+} from "./ast";
 import { GraphQLError, goQuote, type Position } from "./lexer";
 import { parseSchema } from "./schema-parser";
 
@@ -126,7 +135,18 @@ export function buildSchema(doc: SchemaDocument): Schema {
     let def = schema.types.get(ext.Name);
     if (def === undefined) {
       // Extending a type nobody declared declares it (federated schemas rely on it).
-      def = { Kind: ext.Kind, Description: "", Name: ext.Name, Directives: null, Interfaces: null, Fields: null, Types: null, EnumValues: null, BuiltIn: false, Position: ext.Position };
+      def = {
+        Kind: ext.Kind,
+        Description: "",
+        Name: ext.Name,
+        Directives: null,
+        Interfaces: null,
+        Fields: null,
+        Types: null,
+        EnumValues: null,
+        BuiltIn: false,
+        Position: ext.Position,
+      };
       schema.types.set(ext.Name, def);
       defs.push(def);
     }
@@ -186,7 +206,11 @@ export function buildSchema(doc: SchemaDocument): Schema {
     schema.query.Fields = appended(schema.query.Fields, [
       { Description: "", Name: "__schema", Arguments: null, DefaultValue: null, Type: named("__Schema", true), Directives: null },
       {
-        Description: "", Name: "__type", DefaultValue: null, Type: named("__Type", false), Directives: null,
+        Description: "",
+        Name: "__type",
+        DefaultValue: null,
+        Type: named("__Type", false),
+        Directives: null,
         Arguments: [{ Description: "", Name: "name", DefaultValue: null, Type: named("String", true), Directives: null }],
       },
     ]);
@@ -267,7 +291,8 @@ function validateDefinition(schema: Schema, def: Definition): void {
     if (fields.length === 0) fail(def.Position, `${def.Kind} ${def.Name}: must define one or more input fields.`);
     for (const field of fields) {
       const t = schema.types.get(typeName(field.Type!));
-      if (t !== undefined && !isInputKind(t.Kind)) fail(field.Position, `${t.Kind} ${field.Name}: field must be one of ${kindList("SCALAR", "ENUM", "INPUT_OBJECT")}.`);
+      if (t !== undefined && !isInputKind(t.Kind))
+        fail(field.Position, `${t.Kind} ${field.Name}: field must be one of ${kindList("SCALAR", "ENUM", "INPUT_OBJECT")}.`);
     }
   }
   for (let i = 0; i < fields.length; i++) {
@@ -292,15 +317,24 @@ function validateImplements(schema: Schema, def: Definition, intfName: string): 
     for (const reqArg of required.Arguments ?? []) {
       const foundArg = (found!.Arguments ?? []).find((a) => a.Name === reqArg.Name);
       if (foundArg === undefined) {
-        fail(found!.Position, `For ${def.Name} to implement ${intf!.Name} the field ${required.Name} must have the same arguments but it is missing ${reqArg.Name}.`);
+        fail(
+          found!.Position,
+          `For ${def.Name} to implement ${intf!.Name} the field ${required.Name} must have the same arguments but it is missing ${reqArg.Name}.`,
+        );
       }
       if (!isCompatible(reqArg.Type!, foundArg!.Type!)) {
-        fail(foundArg!.Position, `For ${def.Name} to implement ${intf!.Name} the field ${required.Name} must have the same arguments but ${reqArg.Name} has the wrong type.`);
+        fail(
+          foundArg!.Position,
+          `For ${def.Name} to implement ${intf!.Name} the field ${required.Name} must have the same arguments but ${reqArg.Name} has the wrong type.`,
+        );
       }
     }
     for (const extra of found!.Arguments ?? []) {
       if (!(required.Arguments ?? []).some((a) => a.Name === extra.Name) && extra.Type!.NonNull && extra.DefaultValue === null) {
-        fail(extra.Position, `For ${def.Name} to implement ${intf!.Name} any additional arguments on ${found!.Name} must be optional or have a default value but ${extra.Name} is required.`);
+        fail(
+          extra.Position,
+          `For ${def.Name} to implement ${intf!.Name} any additional arguments on ${found!.Name} must be optional or have a default value but ${extra.Name} is required.`,
+        );
       }
     }
   }

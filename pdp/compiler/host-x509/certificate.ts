@@ -9,9 +9,20 @@ import { generalNames, goUrl, ipString, parseExtension, parseName, publicKey, si
 import { goBase64, latin1, pemDecode } from "./pem";
 
 const EXT_KEY_USAGE: Record<string, number> = {
-  "2.5.29.37.0": 0, "1.3.6.1.5.5.7.3.1": 1, "1.3.6.1.5.5.7.3.2": 2, "1.3.6.1.5.5.7.3.3": 3, "1.3.6.1.5.5.7.3.4": 4,
-  "1.3.6.1.5.5.7.3.5": 5, "1.3.6.1.5.5.7.3.6": 6, "1.3.6.1.5.5.7.3.7": 7, "1.3.6.1.5.5.7.3.8": 8, "1.3.6.1.5.5.7.3.9": 9,
-  "1.3.6.1.4.1.311.10.3.3": 10, "2.16.840.1.113730.4.1": 11, "1.3.6.1.4.1.311.2.1.22": 12, "1.3.6.1.4.1.311.61.1.1": 13,
+  "2.5.29.37.0": 0,
+  "1.3.6.1.5.5.7.3.1": 1,
+  "1.3.6.1.5.5.7.3.2": 2,
+  "1.3.6.1.5.5.7.3.3": 3,
+  "1.3.6.1.5.5.7.3.4": 4,
+  "1.3.6.1.5.5.7.3.5": 5,
+  "1.3.6.1.5.5.7.3.6": 6,
+  "1.3.6.1.5.5.7.3.7": 7,
+  "1.3.6.1.5.5.7.3.8": 8,
+  "1.3.6.1.5.5.7.3.9": 9,
+  "1.3.6.1.4.1.311.10.3.3": 10,
+  "2.16.840.1.113730.4.1": 11,
+  "1.3.6.1.4.1.311.2.1.22": 12,
+  "1.3.6.1.4.1.311.61.1.1": 13,
 };
 
 /** Go's processExtensions: the certificate fields each known extension sets. */
@@ -144,7 +155,6 @@ function nameConstraints(cert: Record<string, unknown>, value: Tlv, critical: bo
   return unhandled;
 }
 
-
 /** A certificate as Go's x509.ParseCertificate leaves it, plus the node object that verifies it. */
 interface Certificate {
   json: Record<string, unknown>;
@@ -169,22 +179,58 @@ export function parseCertificate(raw: Tlv): Certificate {
   const [notBefore, notAfter] = sequence(validity, "validity");
   const { algorithm, key } = publicKey(spki);
   const cert: Record<string, unknown> = {
-    Raw: Buffer.from(raw.raw), RawTBSCertificate: Buffer.from(tbs.raw), RawSubjectPublicKeyInfo: Buffer.from(spki.raw),
-    RawSubject: Buffer.from(subject.raw), RawIssuer: Buffer.from(issuer.raw), Signature: Buffer.from(bitString(sig)),
-    SignatureAlgorithm: signatureAlgorithm(sigAlg), PublicKeyAlgorithm: algorithm, PublicKey: key,
-    Version: version + 1, SerialNumber: serial, Issuer: parseName(issuer), Subject: parseName(subject),
-    NotBefore: asn1Time(notBefore), NotAfter: asn1Time(notAfter), KeyUsage: 0,
-    Extensions: undefined, ExtraExtensions: undefined, UnhandledCriticalExtensions: undefined,
-    ExtKeyUsage: undefined, UnknownExtKeyUsage: undefined,
-    BasicConstraintsValid: false, IsCA: false, MaxPathLen: 0, MaxPathLenZero: false,
-    SubjectKeyId: undefined, AuthorityKeyId: undefined, OCSPServer: undefined, IssuingCertificateURL: undefined,
-    DNSNames: undefined, EmailAddresses: undefined, IPAddresses: undefined, URIs: undefined,
-    PermittedDNSDomainsCritical: false, PermittedDNSDomains: undefined, ExcludedDNSDomains: undefined,
-    PermittedIPRanges: undefined, ExcludedIPRanges: undefined, PermittedEmailAddresses: undefined,
-    ExcludedEmailAddresses: undefined, PermittedURIDomains: undefined, ExcludedURIDomains: undefined,
-    CRLDistributionPoints: undefined, PolicyIdentifiers: undefined, Policies: undefined,
-    InhibitAnyPolicy: 0, InhibitAnyPolicyZero: false, InhibitPolicyMapping: 0, InhibitPolicyMappingZero: false,
-    RequireExplicitPolicy: 0, RequireExplicitPolicyZero: false, PolicyMappings: undefined,
+    Raw: Buffer.from(raw.raw),
+    RawTBSCertificate: Buffer.from(tbs.raw),
+    RawSubjectPublicKeyInfo: Buffer.from(spki.raw),
+    RawSubject: Buffer.from(subject.raw),
+    RawIssuer: Buffer.from(issuer.raw),
+    Signature: Buffer.from(bitString(sig)),
+    SignatureAlgorithm: signatureAlgorithm(sigAlg),
+    PublicKeyAlgorithm: algorithm,
+    PublicKey: key,
+    Version: version + 1,
+    SerialNumber: serial,
+    Issuer: parseName(issuer),
+    Subject: parseName(subject),
+    NotBefore: asn1Time(notBefore),
+    NotAfter: asn1Time(notAfter),
+    KeyUsage: 0,
+    Extensions: undefined,
+    ExtraExtensions: undefined,
+    UnhandledCriticalExtensions: undefined,
+    ExtKeyUsage: undefined,
+    UnknownExtKeyUsage: undefined,
+    BasicConstraintsValid: false,
+    IsCA: false,
+    MaxPathLen: 0,
+    MaxPathLenZero: false,
+    SubjectKeyId: undefined,
+    AuthorityKeyId: undefined,
+    OCSPServer: undefined,
+    IssuingCertificateURL: undefined,
+    DNSNames: undefined,
+    EmailAddresses: undefined,
+    IPAddresses: undefined,
+    URIs: undefined,
+    PermittedDNSDomainsCritical: false,
+    PermittedDNSDomains: undefined,
+    ExcludedDNSDomains: undefined,
+    PermittedIPRanges: undefined,
+    ExcludedIPRanges: undefined,
+    PermittedEmailAddresses: undefined,
+    ExcludedEmailAddresses: undefined,
+    PermittedURIDomains: undefined,
+    ExcludedURIDomains: undefined,
+    CRLDistributionPoints: undefined,
+    PolicyIdentifiers: undefined,
+    Policies: undefined,
+    InhibitAnyPolicy: 0,
+    InhibitAnyPolicyZero: false,
+    InhibitPolicyMapping: 0,
+    InhibitPolicyMappingZero: false,
+    RequireExplicitPolicy: 0,
+    RequireExplicitPolicyZero: false,
+    PolicyMappings: undefined,
   };
   const extensions = fields.slice(i).find((f) => f.tag === 0xa3);
   if (extensions !== undefined) {
@@ -207,7 +253,7 @@ export function parseCertificate(raw: Tlv): Certificate {
 /** x509.ParseCertificates: concatenated DER certificates. */
 function parseDerCertificates(der: Buffer): Certificate[] {
   const certs: Certificate[] = [];
-  for (let pos = 0; pos < der.length; ) {
+  for (let pos = 0; pos < der.length;) {
     const t = readTlv(der, pos);
     certs.push(parseCertificate(t));
     pos += t.raw.length;

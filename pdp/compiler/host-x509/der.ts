@@ -38,7 +38,7 @@ export function readTlv(buf: Buffer, pos = 0): Tlv {
 /** The elements a constructed element holds, in order. */
 export function children(t: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let pos = 0; pos < t.body.length; ) {
+  for (let pos = 0; pos < t.body.length;) {
     const c = readTlv(t.body, pos);
     out.push(c);
     pos += c.raw.length;
@@ -100,7 +100,8 @@ export function asn1String(t: Tlv): string {
     case 0x14: // T61String
     case 0x12: // NumericString
       return t.tag === 0x0c ? t.body.toString("utf8") : t.body.toString("latin1");
-    case 0x1e: { // BMPString: UTF-16BE
+    case 0x1e: {
+      // BMPString: UTF-16BE
       if (t.body.length % 2 !== 0) throw new X509Error("invalid BMPString");
       const swapped = Buffer.from(t.body);
       swapped.swap16();
@@ -143,7 +144,9 @@ export function goJson(v: unknown): string {
   if (Buffer.isBuffer(v)) return JSON.stringify(v.toString("base64"));
   if (Array.isArray(v)) return `[${v.map(goJson).join(",")}]`;
   if (typeof v === "object") {
-    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}:${goJson(x)}`).join(",")}}`;
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${JSON.stringify(k)}:${goJson(x)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v);
 }

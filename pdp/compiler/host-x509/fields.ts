@@ -9,12 +9,26 @@ import { latin1 } from "./pem";
 /** pkix.Name filled from an RDNSequence, as Go's FillFromRDNSequence does. */
 export function parseName(t: Tlv): Record<string, unknown> {
   const name: Record<string, unknown> = {
-    Country: undefined, Organization: undefined, OrganizationalUnit: undefined, Locality: undefined, Province: undefined,
-    StreetAddress: undefined, PostalCode: undefined, SerialNumber: "", CommonName: "", Names: [], ExtraNames: undefined,
+    Country: undefined,
+    Organization: undefined,
+    OrganizationalUnit: undefined,
+    Locality: undefined,
+    Province: undefined,
+    StreetAddress: undefined,
+    PostalCode: undefined,
+    SerialNumber: "",
+    CommonName: "",
+    Names: [],
+    ExtraNames: undefined,
   };
   const field: Record<string, string> = {
-    "2.5.4.6": "Country", "2.5.4.10": "Organization", "2.5.4.11": "OrganizationalUnit", "2.5.4.7": "Locality",
-    "2.5.4.8": "Province", "2.5.4.9": "StreetAddress", "2.5.4.17": "PostalCode",
+    "2.5.4.6": "Country",
+    "2.5.4.10": "Organization",
+    "2.5.4.11": "OrganizationalUnit",
+    "2.5.4.7": "Locality",
+    "2.5.4.8": "Province",
+    "2.5.4.9": "StreetAddress",
+    "2.5.4.17": "PostalCode",
   };
   for (const rdn of sequence(t, "name")) {
     if (rdn.tag !== 0x31) throw new X509Error("x509: invalid RDNSequence");
@@ -38,10 +52,19 @@ export function signatureAlgorithm(t: Tlv): number {
   const [id, params] = sequence(t, "algorithm identifier");
   const key = dotted(oid(id));
   const fixed: Record<string, number> = {
-    "1.2.840.113549.1.1.2": 1, "1.2.840.113549.1.1.4": 2, "1.2.840.113549.1.1.5": 3, "1.3.14.3.2.29": 3,
-    "1.2.840.113549.1.1.11": 4, "1.2.840.113549.1.1.12": 5, "1.2.840.113549.1.1.13": 6,
-    "1.2.840.10040.4.3": 7, "2.16.840.1.101.3.4.3.2": 8,
-    "1.2.840.10045.4.1": 9, "1.2.840.10045.4.3.2": 10, "1.2.840.10045.4.3.3": 11, "1.2.840.10045.4.3.4": 12,
+    "1.2.840.113549.1.1.2": 1,
+    "1.2.840.113549.1.1.4": 2,
+    "1.2.840.113549.1.1.5": 3,
+    "1.3.14.3.2.29": 3,
+    "1.2.840.113549.1.1.11": 4,
+    "1.2.840.113549.1.1.12": 5,
+    "1.2.840.113549.1.1.13": 6,
+    "1.2.840.10040.4.3": 7,
+    "2.16.840.1.101.3.4.3.2": 8,
+    "1.2.840.10045.4.1": 9,
+    "1.2.840.10045.4.3.2": 10,
+    "1.2.840.10045.4.3.3": 11,
+    "1.2.840.10045.4.3.4": 12,
     "1.3.101.112": 16,
   };
   if (fixed[key] !== undefined) return fixed[key]!;
@@ -95,7 +118,7 @@ export function ipString(b: Buffer): string {
   const groups = Array.from({ length: 8 }, (_, i) => b.readUInt16BE(i * 2));
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > bestLen) [best, bestLen] = [i, j - i];
@@ -116,7 +139,17 @@ export function goUrl(s: string): Record<string, unknown> {
 
 function parseUrl(s: string): Record<string, unknown> {
   const u: Record<string, unknown> = {
-    Scheme: "", Opaque: "", User: undefined, Host: "", Path: "", RawPath: "", OmitHost: false, ForceQuery: false, RawQuery: "", Fragment: "", RawFragment: "",
+    Scheme: "",
+    Opaque: "",
+    User: undefined,
+    Host: "",
+    Path: "",
+    RawPath: "",
+    OmitHost: false,
+    ForceQuery: false,
+    RawQuery: "",
+    Fragment: "",
+    RawFragment: "",
   };
   let rest = s;
   const hash = rest.indexOf("#");

@@ -70,7 +70,10 @@ export function privateKeyJson(key: KeyObject): unknown {
   const j = key.export({ format: "jwk" });
   if (j.kty === "RSA") {
     return {
-      N: big(j.n), E: Number(big(j.e)), D: big(j.d), Primes: [big(j.p), big(j.q)],
+      N: big(j.n),
+      E: Number(big(j.e)),
+      D: big(j.d),
+      Primes: [big(j.p), big(j.q)],
       Precomputed: { Dp: big(j.dp), Dq: big(j.dq), Qinv: big(j.qi), CRTValues: [] },
     };
   }
@@ -142,8 +145,12 @@ export function keyPair(certInput: string, keyInput: string): Record<string, unk
     throw new X509Error("tls: private key does not match public key");
   }
   return {
-    Certificate: ders, PrivateKey: privateKeyJson(key), SupportedSignatureAlgorithms: undefined,
-    OCSPStaple: undefined, SignedCertificateTimestamps: undefined, Leaf: leaf.json,
+    Certificate: ders,
+    PrivateKey: privateKeyJson(key),
+    SupportedSignatureAlgorithms: undefined,
+    OCSPStaple: undefined,
+    SignedCertificateTimestamps: undefined,
+    Leaf: leaf.json,
   };
 }
 

@@ -12,11 +12,23 @@ export function parseCertificateRequest(der: Buffer): Record<string, unknown> {
   if (subject === undefined || spki === undefined) throw new X509Error("x509: malformed certificate request info");
   const { algorithm, key } = publicKey(spki);
   const csr: Record<string, unknown> = {
-    Raw: Buffer.from(raw.raw), RawTBSCertificateRequest: Buffer.from(info.raw), RawSubjectPublicKeyInfo: Buffer.from(spki.raw),
-    RawSubject: Buffer.from(subject.raw), Version: Number(integer(version)), Signature: Buffer.from(bitString(sig)),
-    SignatureAlgorithm: signatureAlgorithm(sigAlg), PublicKeyAlgorithm: algorithm, PublicKey: key,
-    Subject: parseName(subject), Attributes: [], Extensions: undefined, ExtraExtensions: undefined,
-    DNSNames: undefined, EmailAddresses: undefined, IPAddresses: undefined, URIs: undefined,
+    Raw: Buffer.from(raw.raw),
+    RawTBSCertificateRequest: Buffer.from(info.raw),
+    RawSubjectPublicKeyInfo: Buffer.from(spki.raw),
+    RawSubject: Buffer.from(subject.raw),
+    Version: Number(integer(version)),
+    Signature: Buffer.from(bitString(sig)),
+    SignatureAlgorithm: signatureAlgorithm(sigAlg),
+    PublicKeyAlgorithm: algorithm,
+    PublicKey: key,
+    Subject: parseName(subject),
+    Attributes: [],
+    Extensions: undefined,
+    ExtraExtensions: undefined,
+    DNSNames: undefined,
+    EmailAddresses: undefined,
+    IPAddresses: undefined,
+    URIs: undefined,
   };
   for (const attr of attrs?.tag === 0xa0 ? children(attrs) : []) {
     const [type, values] = sequence(attr, "attribute");

@@ -26,7 +26,10 @@ const SCOPES: readonly string[] = ["rule", "document", "package", "subpackages"]
 
 /** Thrown inside a block's parse; becomes a rego_parse_error at `loc`. */
 class BlockError extends Error {
-  constructor(message: string, readonly loc?: Location) {
+  constructor(
+    message: string,
+    readonly loc?: Location,
+  ) {
     super(message);
   }
 }
@@ -127,8 +130,15 @@ function parseBlock(file: string, block: Block): Fields {
   }
   const root = doc.contents;
   const fields: Fields = {
-    scope: "", title: "", description: "", entrypoint: false,
-    organizations: [], relatedResources: [], authors: [], schemas: [], custom: [],
+    scope: "",
+    title: "",
+    description: "",
+    entrypoint: false,
+    organizations: [],
+    relatedResources: [],
+    authors: [],
+    schemas: [],
+    custom: [],
   };
   if (root === null || isNullScalar(root)) return fields;
   if (!isMap(root)) throw unmarshalError(file, block, text, root, "ast.rawAnnotation");
@@ -137,17 +147,33 @@ function parseBlock(file: string, block: Block): Fields {
     const key = isScalar(pair.key) ? String(pair.key.value) : "";
     const value = pair.value as YamlNode | null;
     switch (key) {
-      case "scope": fields.scope = scalarString(ctx, value); break;
-      case "title": fields.title = scalarString(ctx, value); break;
-      case "description": fields.description = scalarString(ctx, value); break;
-      case "entrypoint": fields.entrypoint = yamlBool(ctx, value); break;
-      case "organizations": fields.organizations = seqItems(ctx, value, "[]string").map((v) => scalarString(ctx, v)); break;
+      case "scope":
+        fields.scope = scalarString(ctx, value);
+        break;
+      case "title":
+        fields.title = scalarString(ctx, value);
+        break;
+      case "description":
+        fields.description = scalarString(ctx, value);
+        break;
+      case "entrypoint":
+        fields.entrypoint = yamlBool(ctx, value);
+        break;
+      case "organizations":
+        fields.organizations = seqItems(ctx, value, "[]string").map((v) => scalarString(ctx, v));
+        break;
       case "related_resources":
         fields.relatedResources = seqItems(ctx, value, "[]interface {}").map((v) => relatedResource(ctx, v));
         break;
-      case "authors": fields.authors = seqItems(ctx, value, "[]interface {}").map((v) => author(ctx, v)); break;
-      case "schemas": fields.schemas = seqItems(ctx, value, "[]map[string]interface {}").map((v) => schema(ctx, v)); break;
-      case "custom": fields.custom = customFields(ctx, value); break;
+      case "authors":
+        fields.authors = seqItems(ctx, value, "[]interface {}").map((v) => author(ctx, v));
+        break;
+      case "schemas":
+        fields.schemas = seqItems(ctx, value, "[]map[string]interface {}").map((v) => schema(ctx, v));
+        break;
+      case "custom":
+        fields.custom = customFields(ctx, value);
+        break;
     }
   }
   return fields;
@@ -365,19 +391,65 @@ function toObject(scope: string, f: Fields, loc: Location): ObjectTerm {
   if (f.title) add("title", str(f.title, loc));
   if (f.entrypoint) add("entrypoint", { type: "boolean", value: true, loc });
   if (f.description) add("description", str(f.description, loc));
-  if (f.organizations.length) add("organizations", arr(f.organizations.map((o) => str(o, loc)), loc));
+  if (f.organizations.length)
+    add(
+      "organizations",
+      arr(
+        f.organizations.map((o) => str(o, loc)),
+        loc,
+      ),
+    );
   if (f.relatedResources.length) {
-    add("related_resources", arr(f.relatedResources.map((r) => obj([["ref", str(r.ref, loc)], ["description", r.description ? str(r.description, loc) : null]], loc)), loc));
+    add(
+      "related_resources",
+      arr(
+        f.relatedResources.map((r) =>
+          obj(
+            [
+              ["ref", str(r.ref, loc)],
+              ["description", r.description ? str(r.description, loc) : null],
+            ],
+            loc,
+          ),
+        ),
+        loc,
+      ),
+    );
   }
   if (f.authors.length) {
-    add("authors", arr(f.authors.map((a) => obj([["name", a.name ? str(a.name, loc) : null], ["email", a.email ? str(a.email, loc) : null]], loc)), loc));
+    add(
+      "authors",
+      arr(
+        f.authors.map((a) =>
+          obj(
+            [
+              ["name", a.name ? str(a.name, loc) : null],
+              ["email", a.email ? str(a.email, loc) : null],
+            ],
+            loc,
+          ),
+        ),
+        loc,
+      ),
+    );
   }
   if (f.schemas.length) {
-    add("schemas", arr(f.schemas.map((s) => obj([
-      ["path", arr(s.path, loc)],
-      ["schema", s.schema ? arr(s.schema, loc) : null],
-      ["definition", s.definition],
-    ], loc)), loc));
+    add(
+      "schemas",
+      arr(
+        f.schemas.map((s) =>
+          obj(
+            [
+              ["path", arr(s.path, loc)],
+              ["schema", s.schema ? arr(s.schema, loc) : null],
+              ["definition", s.definition],
+            ],
+            loc,
+          ),
+        ),
+        loc,
+      ),
+    );
   }
   if (f.custom.length) add("custom", { type: "object", items: f.custom.map(([k, v]) => [str(k, loc), v]), loc });
   return { type: "object", items, loc };

@@ -219,9 +219,7 @@ export abstract class BodyParser extends TermParser {
 
 /** The operands of a member call: `[k, ]v in collection`. */
 function memberParts(args: Term[]): { key: Term | null; value: Term; collection: Term } {
-  return args.length === 3
-    ? { key: args[0], value: args[1], collection: args[2] }
-    : { key: null, value: args[0], collection: args[1] };
+  return args.length === 3 ? { key: args[0], value: args[1], collection: args[2] } : { key: null, value: args[0], collection: args[1] };
 }
 
 /** 2 for a call of `internal.member_2` (`x in xs`), 3 for `internal.member_3` (`k, v in xs`), else 0. */

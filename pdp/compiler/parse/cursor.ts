@@ -109,21 +109,34 @@ export const refTerm = (terms: Term[], loc: Location): RefTerm => ({ type: "ref"
 /** OPA's ValueName, used in messages ("array cannot be used for rule name"). */
 export function valueName(t: Term): string {
   switch (t.type) {
-    case "arraycompr": return "arraycomprehension";
-    case "setcompr": return "setcomprehension";
-    case "objectcompr": return "objectcomprehension";
-    default: return t.type;
+    case "arraycompr":
+      return "arraycomprehension";
+    case "setcompr":
+      return "setcomprehension";
+    case "objectcompr":
+      return "objectcomprehension";
+    default:
+      return t.type;
   }
 }
 
 /** Whether a term contains no variables (OPA's IsGround, which ignores a ref's head). */
 export function isGround(t: Term): boolean {
   switch (t.type) {
-    case "null": case "boolean": case "number": case "string": return true;
-    case "ref": return t.terms.slice(1).every(isGround);
-    case "array": case "set": return t.items.every(isGround);
-    case "object": return t.items.every(([k, v]) => isGround(k) && isGround(v));
-    default: return false;
+    case "null":
+    case "boolean":
+    case "number":
+    case "string":
+      return true;
+    case "ref":
+      return t.terms.slice(1).every(isGround);
+    case "array":
+    case "set":
+      return t.items.every(isGround);
+    case "object":
+      return t.items.every(([k, v]) => isGround(k) && isGround(v));
+    default:
+      return false;
   }
 }
 
@@ -140,16 +153,27 @@ export function refString(terms: Term[]): string {
 
 function termString(t: Term): string {
   switch (t.type) {
-    case "var": return t.name;
-    case "string": return JSON.stringify(t.value);
-    case "number": return t.value;
-    case "boolean": return String(t.value);
-    case "null": return "null";
-    case "ref": return refString(t.terms);
-    case "call": return `${refString(t.op.terms)}(${t.args.map(termString).join(", ")})`;
-    case "array": return `[${t.items.map(termString).join(", ")}]`;
-    case "set": return t.items.length ? `{${t.items.map(termString).join(", ")}}` : "set()";
-    case "object": return `{${t.items.map(([k, v]) => `${termString(k)}: ${termString(v)}`).join(", ")}}`;
-    default: return t.type;
+    case "var":
+      return t.name;
+    case "string":
+      return JSON.stringify(t.value);
+    case "number":
+      return t.value;
+    case "boolean":
+      return String(t.value);
+    case "null":
+      return "null";
+    case "ref":
+      return refString(t.terms);
+    case "call":
+      return `${refString(t.op.terms)}(${t.args.map(termString).join(", ")})`;
+    case "array":
+      return `[${t.items.map(termString).join(", ")}]`;
+    case "set":
+      return t.items.length ? `{${t.items.map(termString).join(", ")}}` : "set()";
+    case "object":
+      return `{${t.items.map(([k, v]) => `${termString(k)}: ${termString(v)}`).join(", ")}}`;
+    default:
+      return t.type;
   }
 }

@@ -24,21 +24,72 @@ export const FUTURE_KEYWORDS_V0: readonly string[] = ["in", "every", "contains",
 
 /** Rego v1 keywords (OPA's default keywords plus the former future keywords). */
 export const KEYWORDS: ReadonlySet<string> = new Set([
-  "package", "import", "as", "default", "else", "not", "some", "with",
-  "null", "true", "false", "every", "contains", "if", "in",
+  "package",
+  "import",
+  "as",
+  "default",
+  "else",
+  "not",
+  "some",
+  "with",
+  "null",
+  "true",
+  "false",
+  "every",
+  "contains",
+  "if",
+  "in",
 ]);
 
 export type TokenKind =
-  | "ident" | "number" | "string" | "eof"
+  | "ident"
+  | "number"
+  | "string"
+  | "eof"
   // a piece of template-string text, up to and including `{` or the closing delimiter
   | "template"
   // keywords: the kind is the word itself
-  | "package" | "import" | "as" | "default" | "else" | "not" | "some" | "with"
-  | "null" | "true" | "false" | "every" | "contains" | "if" | "in"
+  | "package"
+  | "import"
+  | "as"
+  | "default"
+  | "else"
+  | "not"
+  | "some"
+  | "with"
+  | "null"
+  | "true"
+  | "false"
+  | "every"
+  | "contains"
+  | "if"
+  | "in"
   // punctuation and operators: the kind is the source text
-  | "[" | "]" | "{" | "}" | "(" | ")" | "," | ":" | ";" | "."
-  | ":=" | "=" | "==" | "!=" | "<" | "<=" | ">" | ">="
-  | "+" | "-" | "*" | "/" | "%" | "&" | "|";
+  | "["
+  | "]"
+  | "{"
+  | "}"
+  | "("
+  | ")"
+  | ","
+  | ":"
+  | ";"
+  | "."
+  | ":="
+  | "="
+  | "=="
+  | "!="
+  | "<"
+  | "<="
+  | ">"
+  | ">="
+  | "+"
+  | "-"
+  | "*"
+  | "/"
+  | "%"
+  | "&"
+  | "|";
 
 export interface Token {
   kind: TokenKind;
@@ -61,10 +112,26 @@ export interface Token {
  * which for infix operators are also the builtins they call (`+` is `plus`).
  */
 const TOKEN_NAMES: Partial<Record<TokenKind, string>> = {
-  ident: "identifier", number: "number", string: "string", eof: "eof", template: "template-string",
-  "+": "plus", "-": "minus", "*": "mul", "/": "div", "%": "rem",
-  "&": "and", "|": "or", "=": "eq", "==": "equal", ":=": "assign",
-  "!=": "neq", ">": "gt", "<": "lt", ">=": "gte", "<=": "lte",
+  ident: "identifier",
+  number: "number",
+  string: "string",
+  eof: "eof",
+  template: "template-string",
+  "+": "plus",
+  "-": "minus",
+  "*": "mul",
+  "/": "div",
+  "%": "rem",
+  "&": "and",
+  "|": "or",
+  "=": "eq",
+  "==": "equal",
+  ":=": "assign",
+  "!=": "neq",
+  ">": "gt",
+  "<": "lt",
+  ">=": "gte",
+  "<=": "lte",
 };
 
 export function tokenName(kind: TokenKind): string {
@@ -300,7 +367,14 @@ export function lex(source: string, file: string, comments?: Comment[]): Token[]
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
-  '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t",
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
 };
 
 /**

@@ -78,10 +78,14 @@ export function assembleModule(
 
 function statementLoc(stmt: Statement): Location {
   switch (stmt.kind) {
-    case "package": return stmt.pkg.loc;
-    case "import": return stmt.imp.loc;
-    case "rules": return stmt.rules[0].loc;
-    case "body": return stmt.body[0].loc;
+    case "package":
+      return stmt.pkg.loc;
+    case "import":
+      return stmt.imp.loc;
+    case "rules":
+      return stmt.rules[0].loc;
+    case "body":
+      return stmt.body[0].loc;
   }
 }
 
@@ -123,12 +127,7 @@ function ruleFromBody(body: Expr[], builtins: Catalogue): Converted {
   return make({ ref: term.op.terms, args: term.args, key: null, value: null, assign: false }, false);
 }
 
-function completeRuleFromEq(
-  lhs: Term,
-  rhs: Term,
-  assign: boolean,
-  make: (head: Omit<RuleHead, "loc">, generatedValue: boolean) => Converted,
-): Converted {
+function completeRuleFromEq(lhs: Term, rhs: Term, assign: boolean, make: (head: Omit<RuleHead, "loc">, generatedValue: boolean) => Converted): Converted {
   if (lhs.type === "call") {
     // f(x) = y
     if (lhs.op.terms[0].type !== "var") return `invalid rule head: ${refString(lhs.op.terms)}`;

@@ -7,19 +7,32 @@ import type { Body, Expr, Module, Rule, RuleHead, Term } from "../ast";
 
 export function printTerm(t: Term): string {
   switch (t.type) {
-    case "null": return "null";
-    case "boolean": return String(t.value);
-    case "number": return t.value;
-    case "string": return JSON.stringify(t.value);
-    case "var": return t.name;
-    case "ref": return printRef(t.terms);
-    case "array": return `[${t.items.map(printTerm).join(", ")}]`;
-    case "set": return t.items.length ? `{${t.items.map(printTerm).join(", ")}}` : "set()";
-    case "object": return `{${t.items.map(([k, v]) => `${printTerm(k)}: ${printTerm(v)}`).join(", ")}}`;
-    case "arraycompr": return `[${printTerm(t.term)} | ${printBody(t.body)}]`;
-    case "setcompr": return `{${printTerm(t.term)} | ${printBody(t.body)}}`;
-    case "objectcompr": return `{${printTerm(t.key)}: ${printTerm(t.value)} | ${printBody(t.body)}}`;
-    case "call": return `${printRef(t.op.terms)}(${t.args.map(printTerm).join(", ")})`;
+    case "null":
+      return "null";
+    case "boolean":
+      return String(t.value);
+    case "number":
+      return t.value;
+    case "string":
+      return JSON.stringify(t.value);
+    case "var":
+      return t.name;
+    case "ref":
+      return printRef(t.terms);
+    case "array":
+      return `[${t.items.map(printTerm).join(", ")}]`;
+    case "set":
+      return t.items.length ? `{${t.items.map(printTerm).join(", ")}}` : "set()";
+    case "object":
+      return `{${t.items.map(([k, v]) => `${printTerm(k)}: ${printTerm(v)}`).join(", ")}}`;
+    case "arraycompr":
+      return `[${printTerm(t.term)} | ${printBody(t.body)}]`;
+    case "setcompr":
+      return `{${printTerm(t.term)} | ${printBody(t.body)}}`;
+    case "objectcompr":
+      return `{${printTerm(t.key)}: ${printTerm(t.value)} | ${printBody(t.body)}}`;
+    case "call":
+      return `${printRef(t.op.terms)}(${t.args.map(printTerm).join(", ")})`;
   }
 }
 
@@ -37,9 +50,12 @@ export function printExpr(e: Expr): string {
   const withs = e.with.map((w) => ` with ${printTerm(w.target)} as ${printTerm(w.value)}`).join("");
   const not = e.negated ? "not " : "";
   switch (e.kind) {
-    case "term": return `${not}${printTerm(e.term)}${withs}`;
-    case "some": return `some ${e.vars.map(printTerm).join(", ")}`;
-    case "somein": return `some ${e.key ? `${printTerm(e.key)}, ` : ""}${printTerm(e.value)} in ${printTerm(e.collection)}${withs}`;
+    case "term":
+      return `${not}${printTerm(e.term)}${withs}`;
+    case "some":
+      return `some ${e.vars.map(printTerm).join(", ")}`;
+    case "somein":
+      return `some ${e.key ? `${printTerm(e.key)}, ` : ""}${printTerm(e.value)} in ${printTerm(e.collection)}${withs}`;
     case "every": {
       const key = e.key ? `${printTerm(e.key)}, ` : "";
       return `${not}every ${key}${printTerm(e.value)} in ${printTerm(e.domain)} { ${printBody(e.body)} }${withs}`;

@@ -229,13 +229,21 @@ export abstract class RuleParser extends BodyParser {
     let valid = true;
     const walk = (t: Term): void => {
       switch (t.type) {
-        case "var": case "ref": case "call":
+        case "var":
+        case "ref":
+        case "call":
           this.error(loc, `illegal default rule (value cannot contain ${t.type})`);
           valid = false;
           return;
-        case "array": case "set": t.items.forEach(walk); return;
-        case "object": t.items.forEach(([k, v]) => (walk(k), walk(v))); return;
-        default: return; // scalars; comprehensions are closures and may refer to anything
+        case "array":
+        case "set":
+          t.items.forEach(walk);
+          return;
+        case "object":
+          t.items.forEach(([k, v]) => (walk(k), walk(v)));
+          return;
+        default:
+          return; // scalars; comprehensions are closures and may refer to anything
       }
     };
     if (head.value) walk(head.value);

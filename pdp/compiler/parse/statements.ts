@@ -9,11 +9,7 @@ import { valueName } from "./cursor";
 import { FUTURE_KEYWORDS_V0, KEYWORDS, type Token, type TokenKind } from "./lexer";
 import { RuleParser } from "./rules";
 
-export type Statement =
-  | { kind: "package"; pkg: Package }
-  | { kind: "import"; imp: Import }
-  | { kind: "rules"; rules: Rule[] }
-  | { kind: "body"; body: Body };
+export type Statement = { kind: "package"; pkg: Package } | { kind: "import"; imp: Import } | { kind: "rules"; rules: Rule[] } | { kind: "body"; body: Body };
 
 const IMPORT_ROOTS = new Set(["data", "input", "future", "rego"]);
 const FUTURE_KEYWORDS = ["contains", "every", "if", "in", "not"];

@@ -45,10 +45,14 @@ export function lowerTemplateString(parts: Array<Term | Expr>, loc: Location, co
     // number as written (`1e3`, not `1000`).
     const t = e.term;
     switch (t.type) {
-      case "string": return t;
-      case "number": return stringTerm(t.value, t.loc);
-      case "boolean": return stringTerm(String(t.value), t.loc);
-      case "null": return stringTerm("null", t.loc);
+      case "string":
+        return t;
+      case "number":
+        return stringTerm(t.value, t.loc);
+      case "boolean":
+        return stringTerm(String(t.value), t.loc);
+      case "null":
+        return stringTerm("null", t.loc);
     }
     const v = varTerm(`$tmpl${counter.n++}`, e.loc);
     const bind: TermExpr = {

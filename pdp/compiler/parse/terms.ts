@@ -128,15 +128,27 @@ export abstract class TermParser extends CollectionParser {
   private parseTermHead(): Term | null {
     const loc = this.loc();
     switch (this.kind) {
-      case "null": return { type: "null", loc };
-      case "true": return { type: "boolean", value: true, loc };
-      case "false": return { type: "boolean", value: false, loc };
-      case "-": case ".": case "number": return this.parseNumber();
-      case "string": return stringTerm(this.tok.value ?? "", loc);
-      case "template": return this.parseTemplateString();
-      case "ident": case "contains": return varTerm(this.tok.text, loc);
-      case "[": return this.parseArray();
-      case "{": return this.parseSetOrObject();
+      case "null":
+        return { type: "null", loc };
+      case "true":
+        return { type: "boolean", value: true, loc };
+      case "false":
+        return { type: "boolean", value: false, loc };
+      case "-":
+      case ".":
+      case "number":
+        return this.parseNumber();
+      case "string":
+        return stringTerm(this.tok.value ?? "", loc);
+      case "template":
+        return this.parseTemplateString();
+      case "ident":
+      case "contains":
+        return varTerm(this.tok.text, loc);
+      case "[":
+        return this.parseArray();
+      case "{":
+        return this.parseSetOrObject();
       case "(": {
         this.next();
         const inner = this.parseTermInfixCall();
@@ -174,8 +186,14 @@ export abstract class TermParser extends CollectionParser {
 
   private parseRef(head: Term): Term | null {
     switch (head.type) {
-      case "var": case "array": case "object": case "set":
-      case "arraycompr": case "setcompr": case "objectcompr": case "call":
+      case "var":
+      case "array":
+      case "object":
+      case "set":
+      case "arraycompr":
+      case "setcompr":
+      case "objectcompr":
+      case "call":
         break;
       default:
         this.error(head.loc, `illegal ref (head cannot be ${head.type})`);
@@ -300,7 +318,6 @@ export abstract class TermParser extends CollectionParser {
     // `.5` is OPA's number ".5"; spelled "0.5" here so that the text stays valid JSON.
     return { type: "number", value: text.replace(/^(-?)\./, "$10."), loc };
   }
-
 }
 
 /** A call located at its first operand, as OPA locates infix calls. */

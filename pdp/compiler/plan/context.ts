@@ -18,10 +18,7 @@ import type { FuncBuilder } from "./builder";
 import type { Local } from "./ir";
 import type { Planner } from "./planner";
 
-export type FuncMock =
-  | { kind: "value"; slot: number }
-  | { kind: "builtin"; name: string }
-  | { kind: "function"; path: string[] };
+export type FuncMock = { kind: "value"; slot: number } | { kind: "builtin"; name: string } | { kind: "function"; path: string[] };
 
 export interface MockEnv {
   /** Data paths (without `data`) whose value comes from the data document. */

@@ -76,88 +76,210 @@ export interface Block {
 // ------------------------------------------------------------- statements
 
 /** target = value of a constant. Never fails. */
-export interface MakeNullStmt { type: "MakeNull"; target: Local }
-export interface MakeBooleanStmt { type: "MakeBoolean"; value: boolean; target: Local }
+export interface MakeNullStmt {
+  type: "MakeNull";
+  target: Local;
+}
+export interface MakeBooleanStmt {
+  type: "MakeBoolean";
+  value: boolean;
+  target: Local;
+}
 /** A number from its literal text (strings[index], e.g. "3", "-1.5e3"). Never fails. */
-export interface MakeNumberRefStmt { type: "MakeNumberRef"; index: number; target: Local }
+export interface MakeNumberRefStmt {
+  type: "MakeNumberRef";
+  index: number;
+  target: Local;
+}
 /** A small integer. Never fails. */
-export interface MakeNumberIntStmt { type: "MakeNumberInt"; value: number; target: Local }
+export interface MakeNumberIntStmt {
+  type: "MakeNumberInt";
+  value: number;
+  target: Local;
+}
 /** A string from strings[index]. Never fails. */
-export interface MakeStringStmt { type: "MakeString"; index: number; target: Local }
-export interface MakeArrayStmt { type: "MakeArray"; capacity: number; target: Local }
-export interface MakeObjectStmt { type: "MakeObject"; target: Local }
-export interface MakeSetStmt { type: "MakeSet"; target: Local }
+export interface MakeStringStmt {
+  type: "MakeString";
+  index: number;
+  target: Local;
+}
+export interface MakeArrayStmt {
+  type: "MakeArray";
+  capacity: number;
+  target: Local;
+}
+export interface MakeObjectStmt {
+  type: "MakeObject";
+  target: Local;
+}
+export interface MakeSetStmt {
+  type: "MakeSet";
+  target: Local;
+}
 
 /** Appends value to the array in `array` (mutates). Never fails. */
-export interface ArrayAppendStmt { type: "ArrayAppend"; array: Local; value: Local }
+export interface ArrayAppendStmt {
+  type: "ArrayAppend";
+  array: Local;
+  value: Local;
+}
 /** object[key] = value, replacing (mutates). Never fails. */
-export interface ObjectInsertStmt { type: "ObjectInsert"; object: Local; key: Local; value: Local }
+export interface ObjectInsertStmt {
+  type: "ObjectInsert";
+  object: Local;
+  key: Local;
+  value: Local;
+}
 /**
  * object[key] = value; if key is present with a different value, the runtime
  * aborts with an eval_conflict_error (OPA: "object keys must be unique").
  */
-export interface ObjectInsertOnceStmt { type: "ObjectInsertOnce"; object: Local; key: Local; value: Local }
+export interface ObjectInsertOnceStmt {
+  type: "ObjectInsertOnce";
+  object: Local;
+  key: Local;
+  value: Local;
+}
 /**
  * target = deep merge of a and b, as OPA merges base data (a) with a virtual
  * document (b): keys of both; under a shared key two objects merge
  * recursively, otherwise a's value stays (base data wins). If a or b is not
  * an object, target = a. Fails if either is undefined.
  */
-export interface ObjectMergeStmt { type: "ObjectMerge"; a: Local; b: Local; target: Local }
+export interface ObjectMergeStmt {
+  type: "ObjectMerge";
+  a: Local;
+  b: Local;
+  target: Local;
+}
 /** Adds value to the set in `set` (mutates). Never fails. */
-export interface SetAddStmt { type: "SetAdd"; set: Local; value: Local }
+export interface SetAddStmt {
+  type: "SetAdd";
+  set: Local;
+  value: Local;
+}
 
 /** target = source[key] (array index, object key, set member). Fails when undefined. */
-export interface DotStmt { type: "Dot"; source: Local; key: Local; target: Local }
+export interface DotStmt {
+  type: "Dot";
+  source: Local;
+  key: Local;
+  target: Local;
+}
 /** target = number of elements of an array/object/set/string (code points). Fails otherwise. */
-export interface LenStmt { type: "Len"; source: Local; target: Local }
+export interface LenStmt {
+  type: "Len";
+  source: Local;
+  target: Local;
+}
 /**
  * For each element of array/object/set `source` (arrays by index, objects and
  * sets in the runtime's total order): key = index/key/element, value =
  * element/value/element, then runs `block`. Fails if source is not a collection
  * (or undefined); an empty collection runs nothing and does not fail.
  */
-export interface ScanStmt { type: "Scan"; source: Local; key: Local; value: Local; block: Block }
+export interface ScanStmt {
+  type: "Scan";
+  source: Local;
+  key: Local;
+  value: Local;
+  block: Block;
+}
 /** Fails when `block` runs to completion; succeeds when the block fails. */
-export interface NotStmt { type: "Not"; block: Block }
+export interface NotStmt {
+  type: "Not";
+  block: Block;
+}
 /** Runs each block in order (a failing block does not stop the next one). Never fails itself. */
-export interface BlockStmt { type: "Block"; blocks: Block[] }
+export interface BlockStmt {
+  type: "Block";
+  blocks: Block[];
+}
 /** Leaves `index + 1` enclosing blocks (Block bodies, Scan/Not bodies count as blocks). */
-export interface BreakStmt { type: "Break"; index: number }
+export interface BreakStmt {
+  type: "Break";
+  index: number;
+}
 
 /**
  * Calls a runtime builtin export (`bi_*`), a host builtin (`host:<name>`) or a
  * planned Func (by name) with the argument locals; result into `result`.
  * Fails when the callee returns 0 (undefined).
  */
-export interface CallStmt { type: "Call"; func: string; args: Local[]; result: Local }
+export interface CallStmt {
+  type: "Call";
+  func: string;
+  args: Local[];
+  result: Local;
+}
 
 /** Fails unless the two values are equal (structural, 1 == 1.0). Fails if either is undefined. */
-export interface EqualStmt { type: "Equal"; a: Local; b: Local }
+export interface EqualStmt {
+  type: "Equal";
+  a: Local;
+  b: Local;
+}
 /** Fails if the two values are equal. Fails if either is undefined. */
-export interface NotEqualStmt { type: "NotEqual"; a: Local; b: Local }
+export interface NotEqualStmt {
+  type: "NotEqual";
+  a: Local;
+  b: Local;
+}
 /** Fails unless source is defined (non-zero). */
-export interface IsDefinedStmt { type: "IsDefined"; source: Local }
+export interface IsDefinedStmt {
+  type: "IsDefined";
+  source: Local;
+}
 /** Fails unless source is undefined (zero). */
-export interface IsUndefinedStmt { type: "IsUndefined"; source: Local }
+export interface IsUndefinedStmt {
+  type: "IsUndefined";
+  source: Local;
+}
 /** Fail unless the value has the given type. */
-export interface IsArrayStmt { type: "IsArray"; source: Local }
-export interface IsObjectStmt { type: "IsObject"; source: Local }
-export interface IsSetStmt { type: "IsSet"; source: Local }
+export interface IsArrayStmt {
+  type: "IsArray";
+  source: Local;
+}
+export interface IsObjectStmt {
+  type: "IsObject";
+  source: Local;
+}
+export interface IsSetStmt {
+  type: "IsSet";
+  source: Local;
+}
 
 /** target = source (the same value address). Never fails. */
-export interface AssignVarStmt { type: "AssignVar"; source: Local; target: Local }
+export interface AssignVarStmt {
+  type: "AssignVar";
+  source: Local;
+  target: Local;
+}
 /**
  * If target is undefined, target = source. If it is defined and equal to
  * source, nothing. If it differs: abort with `message` (an eval_conflict_error).
  */
-export interface AssignVarOnceStmt { type: "AssignVarOnce"; source: Local; target: Local; message: string }
+export interface AssignVarOnceStmt {
+  type: "AssignVarOnce";
+  source: Local;
+  target: Local;
+  message: string;
+}
 /** target = undefined (0). Never fails. */
-export interface ResetLocalStmt { type: "ResetLocal"; target: Local }
+export interface ResetLocalStmt {
+  type: "ResetLocal";
+  target: Local;
+}
 /** Returns from the function now with the value in source. */
-export interface ReturnLocalStmt { type: "ReturnLocal"; source: Local }
+export interface ReturnLocalStmt {
+  type: "ReturnLocal";
+  source: Local;
+}
 /** Adds the binding object in value to the entrypoint's result set. Never fails. */
-export interface ResultSetAddStmt { type: "ResultSetAdd"; value: Local }
+export interface ResultSetAddStmt {
+  type: "ResultSetAdd";
+  value: Local;
+}
 
 /**
  * Memoisation of rule values within one evaluation (keyed by Func index in
@@ -167,13 +289,28 @@ export interface ResultSetAddStmt { type: "ResultSetAdd"; value: Local }
  * MemoPush/MemoPop bracket the scope of a `with` so values computed under a
  * replaced input/data are not reused outside.
  */
-export interface MemoGetStmt { type: "MemoGet"; func: number; target: Local }
-export interface MemoInsertStmt { type: "MemoInsert"; func: number; value: Local }
-export interface MemoPushStmt { type: "MemoPush" }
-export interface MemoPopStmt { type: "MemoPop" }
+export interface MemoGetStmt {
+  type: "MemoGet";
+  func: number;
+  target: Local;
+}
+export interface MemoInsertStmt {
+  type: "MemoInsert";
+  func: number;
+  value: Local;
+}
+export interface MemoPushStmt {
+  type: "MemoPush";
+}
+export interface MemoPopStmt {
+  type: "MemoPop";
+}
 
 /** print(): `args` is a local holding an array of the argument values (undefined ones shown as `<undefined>`). */
-export interface PrintStmt { type: "Print"; args: Local }
+export interface PrintStmt {
+  type: "Print";
+  args: Local;
+}
 
 export type Stmt =
   | MakeNullStmt

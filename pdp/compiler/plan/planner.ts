@@ -48,8 +48,18 @@ export class Planner {
     if (cached) return cached;
     const index = this.funcs.length;
     const func: Func = { name: key, params: [0, 1], ret: 2, locals: 3, path: name, blocks: [] };
-    func.blocks.push({ stmts: [{ type: "MemoGet", func: index, target: 2 }, { type: "ReturnLocal", source: 2 }] });
-    func.blocks.push({ stmts: [{ type: "Call", func: callee, args: [], result: 2 }, { type: "MemoInsert", func: index, value: 2 }] });
+    func.blocks.push({
+      stmts: [
+        { type: "MemoGet", func: index, target: 2 },
+        { type: "ReturnLocal", source: 2 },
+      ],
+    });
+    func.blocks.push({
+      stmts: [
+        { type: "Call", func: callee, args: [], result: 2 },
+        { type: "MemoInsert", func: index, value: 2 },
+      ],
+    });
     this.funcs.push(func);
     this.cache.set(key, func);
     return func;

@@ -57,9 +57,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
         fb.topBlock(() => {
           fb.emit({ type: "IsUndefined", source: ret });
           fb.scoped(() =>
-            unifyArgs(ctx, d, args, () =>
-              planBody(ctx, d.body, () => planTerm(ctx, d.value, (v) => fb.emit({ type: "AssignVar", source: v, target: ret }))),
-            ),
+            unifyArgs(ctx, d, args, () => planBody(ctx, d.body, () => planTerm(ctx, d.value, (v) => fb.emit({ type: "AssignVar", source: v, target: ret })))),
           );
         });
       }
@@ -69,9 +67,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
       fb.topBlock(() => fb.emit({ type: "MakeSet", target: ret }));
       for (const r of node.rules) {
         fb.reusingLocals(() =>
-          fb.topBlock(() =>
-            fb.scoped(() => planBody(ctx, r.body, () => planTerm(ctx, r.key[0]!, (v) => fb.emit({ type: "SetAdd", set: ret, value: v })))),
-          ),
+          fb.topBlock(() => fb.scoped(() => planBody(ctx, r.body, () => planTerm(ctx, r.key[0]!, (v) => fb.emit({ type: "SetAdd", set: ret, value: v }))))),
         );
       }
       break;

@@ -273,7 +273,11 @@ export function planUnify(ctx: Ctx, a: Term, b: Term, k: () => void): void {
   if (b.type === "var" && hasUnboundVars(ctx, b)) return planTerm(ctx, a, (v) => planUnifyLocal(ctx, v, b, k));
   if (a.type === "array" && b.type === "array") {
     if (a.items.length !== b.items.length) return; // never unifies: the rest is unreachable
-    return planUnifyPairs(ctx, a.items.map((x, i) => [x, b.items[i]!]), k);
+    return planUnifyPairs(
+      ctx,
+      a.items.map((x, i) => [x, b.items[i]!]),
+      k,
+    );
   }
   const groundKeys = (o: Term & { type: "object" }): boolean => o.items.every(([k]) => isGround(k));
   if (a.type === "object" && b.type === "object" && groundKeys(a) && groundKeys(b) && (hasUnboundVars(ctx, a) || hasUnboundVars(ctx, b))) {

@@ -19,7 +19,7 @@ describe("csvField", () => {
     ["-1", "'-1"],
     ["@SUM(A1)", "'@SUM(A1)"],
     ["\tcmd", "'\tcmd"],
-    ["\rcmd", "\"'\rcmd\""],
+    ["\rcmd", '"\'\rcmd"'],
     ['=HYPERLINK("http://evil.example","x")', '"\'=HYPERLINK(""http://evil.example"",""x"")"'],
   ])("formula guard: %j -> %j", (value, cell) => expect(csvField(value)).toBe(cell));
 
@@ -32,7 +32,15 @@ describe("csvField", () => {
 });
 
 test("toCsv: header, one CRLF-terminated record per row, cells by column", () => {
-  expect(toCsv(["id", "n"], [{ id: "a", n: 1 }, { n: "x,y", id: "b" }])).toBe('id,n\r\na,1\r\nb,"x,y"\r\n');
+  expect(
+    toCsv(
+      ["id", "n"],
+      [
+        { id: "a", n: 1 },
+        { n: "x,y", id: "b" },
+      ],
+    ),
+  ).toBe('id,n\r\na,1\r\nb,"x,y"\r\n');
   expect(toCsv(["id"], [])).toBe("id\r\n");
 });
 

@@ -46,7 +46,9 @@ export async function serve(dir: string, env: Record<string, string> = {}): Prom
     for (const line of parts) if (line.startsWith("{")) lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   child.stderr!.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   let listening: Record<string, unknown> | undefined;
   let gone = false;
   void exited.then(() => (gone = true));
@@ -81,5 +83,5 @@ export function send(port: number, agent: http.Agent, method: string, p: string,
   });
 }
 
-export const token = (dir: string, user: string) => mintDevToken({ subject: user, keyFile: path.join(dir, "var", "dev-jwt-key.json"), issuer: DEV_ISSUER, audience: DEV_AUDIENCE, ttlSec: 600 });
-
+export const token = (dir: string, user: string) =>
+  mintDevToken({ subject: user, keyFile: path.join(dir, "var", "dev-jwt-key.json"), issuer: DEV_ISSUER, audience: DEV_AUDIENCE, ttlSec: 600 });

@@ -82,7 +82,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const password = randomBytes(16).toString("hex");
   const conf = path.join(dir, "redis.conf");
-  fs.writeFileSync(conf, [`bind 127.0.0.1`, `port ${port}`, `requirepass ${password}`, `dir ${dir}`, `save ""`, `appendonly no`, `logfile ${path.join(dir, "server.log")}`, ""].join("\n"), { mode: 0o600 });
+  fs.writeFileSync(
+    conf,
+    [`bind 127.0.0.1`, `port ${port}`, `requirepass ${password}`, `dir ${dir}`, `save ""`, `appendonly no`, `logfile ${path.join(dir, "server.log")}`, ""].join(
+      "\n",
+    ),
+    { mode: 0o600 },
+  );
   const url = `redis://default:${password}@127.0.0.1:${port}`;
   let server: ChildProcess | undefined;
 
@@ -90,7 +96,8 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     const child = spawn("redis-server", [conf], { stdio: "ignore" });
     server = child;
     await answers(url, () => child.exitCode === null && child.signalCode === null);
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode}); see ${dir}/server.log`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode}); see ${dir}/server.log`);
   };
   const stop = async () => {
     const child = server;

@@ -60,7 +60,9 @@ async function startInstance(options: InstanceOptions, args: string[]): Promise<
   });
   let err = "";
   child.stderr!.on("data", (chunk: Buffer) => void (err += chunk.toString("utf8")));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   let gone = false;
   void exited.then(() => (gone = true));
   let listening: Record<string, unknown> | undefined;

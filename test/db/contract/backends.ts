@@ -144,9 +144,13 @@ export async function clonePgDatabase(): Promise<{ urls: PgUrls; drop(): Promise
 async function serviceSessionsGone(owner: pg.Client, database: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const { rows } = await owner.query<{ application_name: string }>("SELECT application_name FROM pg_stat_activity WHERE datname = $1 AND usename = 'portcullis_app'", [database]);
+    const { rows } = await owner.query<{ application_name: string }>(
+      "SELECT application_name FROM pg_stat_activity WHERE datname = $1 AND usename = 'portcullis_app'",
+      [database],
+    );
     if (rows.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`service-role connections left open on ${database}: ${rows.map((r) => r.application_name || "(unnamed)").join(", ")}`);
+    if (Date.now() > deadline)
+      throw new Error(`service-role connections left open on ${database}: ${rows.map((r) => r.application_name || "(unnamed)").join(", ")}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -60,7 +60,13 @@ describe.each(BACKENDS)("export jobs on $name", (backend) => {
     expect(await t.store.exportJobs.failScoped(job.id, GLOBEX, "export_failed")).toBe(false);
     expect(await t.store.exportJobs.requeueScoped(job.id, GLOBEX)).toBe(false);
     expect(await t.store.exportJobs.completeScoped(job.id, ACME, { result: "id\r\n", rowCount: 0 })).toBe(true);
-    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "done", result: "id\r\n", row_count: 0, error: null, finished_at: expect.stringMatching(/Z$/) });
+    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({
+      status: "done",
+      result: "id\r\n",
+      row_count: 0,
+      error: null,
+      finished_at: expect.stringMatching(/Z$/),
+    });
     expect(await t.store.exportJobs.failScoped(job.id, ACME, "export_failed")).toBe(false);
     await expect(t.store.exportJobs.completeScoped(job.id, ACME, { result: "x", rowCount: -1 })).rejects.toThrow(DbInputError);
   });

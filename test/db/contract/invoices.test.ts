@@ -27,7 +27,11 @@ describe.each(BACKENDS)("invoices on $name", (backend) => {
     expect((await t.store.invoices.listScoped(ACME, { limit: 2, offset: 1 })).map((i) => i.id)).toEqual(["inv_carol_1", "inv_frank_1"]);
     expect(await t.store.invoices.listScoped(GLOBEX, { limit: 10, offset: 10 })).toEqual([]);
     expect(await t.store.invoices.listScoped(ACME, { limit: Number.MAX_SAFE_INTEGER, offset: 0 })).toHaveLength(8);
-    for (const page of [{ limit: 0, offset: 0 }, { limit: 5, offset: -1 }, { limit: "5; DROP TABLE invoices", offset: 0 }]) {
+    for (const page of [
+      { limit: 0, offset: 0 },
+      { limit: 5, offset: -1 },
+      { limit: "5; DROP TABLE invoices", offset: 0 },
+    ]) {
       await expect(t.store.invoices.listScoped(ACME, page as never)).rejects.toThrow(DbInputError);
     }
   });
@@ -66,7 +70,12 @@ describe.each(BACKENDS)("invoices on $name", (backend) => {
     expect((await t.store.invoices.getManyScoped(ids, DAVE)).map((i) => i.id)).toEqual(["inv_dave_1"]);
     expect(await t.store.invoices.getManyScoped(INJECTIONS, ACME)).toEqual([]);
     expect(await t.store.invoices.getManyScoped([], ACME)).toEqual([]);
-    await expect(t.store.invoices.getManyScoped(Array.from({ length: 101 }, (_, i) => `inv_${i}`), ALICE)).rejects.toThrow(DbInputError);
+    await expect(
+      t.store.invoices.getManyScoped(
+        Array.from({ length: 101 }, (_, i) => `inv_${i}`),
+        ALICE,
+      ),
+    ).rejects.toThrow(DbInputError);
     await expect(t.store.invoices.getManyScoped([1, 2] as never, ALICE)).rejects.toThrow(DbInputError);
   });
 
@@ -81,7 +90,10 @@ describe.each(BACKENDS)("invoices on $name", (backend) => {
   });
 
   test("transitionScopedResult tells not_found from conflict and hides foreign rows", async () => {
-    expect(await t.store.invoices.transitionScopedResult("inv_alice_2", ALICE, ["pending"], "approved")).toMatchObject({ outcome: "ok", row: { status: "approved" } });
+    expect(await t.store.invoices.transitionScopedResult("inv_alice_2", ALICE, ["pending"], "approved")).toMatchObject({
+      outcome: "ok",
+      row: { status: "approved" },
+    });
     expect(await t.store.invoices.transitionScopedResult("inv_alice_2", ALICE, ["pending"], "approved")).toEqual({ outcome: "conflict", status: "approved" });
     expect(await t.store.invoices.transitionScopedResult("inv_dave_1", ACME, ["pending"], "approved")).toEqual({ outcome: "not_found" });
     expect(await t.store.invoices.transitionScopedResult("inv_nope", ACME, ["pending"], "approved")).toEqual({ outcome: "not_found" });

@@ -38,22 +38,34 @@ describe.each(BACKENDS)("users on $name", (backend) => {
 
   test("updateScoped changes displayName and locale only, and only in scope", async () => {
     const before = (await t.store.users.getScoped("u_alice", ALICE))!;
-    expect(await t.store.users.updateScoped("u_alice", ALICE, { displayName: "  Alice A.  ", locale: "fr-FR" })).toEqual({ ...before, display_name: "Alice A.", locale: "fr-FR" });
+    expect(await t.store.users.updateScoped("u_alice", ALICE, { displayName: "  Alice A.  ", locale: "fr-FR" })).toEqual({
+      ...before,
+      display_name: "Alice A.",
+      locale: "fr-FR",
+    });
     expect(await t.store.users.updateScoped("u_alice", DAVE, { displayName: "Pwned" })).toBeUndefined();
     expect(await t.store.users.updateScoped("u_dave", ACME, { displayName: "Pwned" })).toBeUndefined();
     expect((await t.store.users.getScoped("u_dave", DAVE))?.display_name).toBe("Dave Dawson");
     expect((await t.store.users.updateScoped("u_alice", ALICE, {}))?.id).toBe("u_alice");
   });
 
-  test.each(["isAdmin", "is_admin", "role", "tenant_id", "account_credit_cents", "internal_notes", "status", "__proto__"])("updateScoped refuses %s and writes nothing", async (field) => {
-    const before = await t.store.users.getScoped("u_alice", ALICE);
-    const changes = JSON.parse(`{"displayName": "Changed", ${JSON.stringify(field)}: "admin"}`);
-    await expect(t.store.users.updateScoped("u_alice", ALICE, changes)).rejects.toMatchObject({ code: "unknown_field" });
-    expect(await t.store.users.getScoped("u_alice", ALICE)).toEqual(before);
-  });
+  test.each(["isAdmin", "is_admin", "role", "tenant_id", "account_credit_cents", "internal_notes", "status", "__proto__"])(
+    "updateScoped refuses %s and writes nothing",
+    async (field) => {
+      const before = await t.store.users.getScoped("u_alice", ALICE);
+      const changes = JSON.parse(`{"displayName": "Changed", ${JSON.stringify(field)}: "admin"}`);
+      await expect(t.store.users.updateScoped("u_alice", ALICE, changes)).rejects.toMatchObject({ code: "unknown_field" });
+      expect(await t.store.users.getScoped("u_alice", ALICE)).toEqual(before);
+    },
+  );
 
   test("updateScoped refuses bad values", async () => {
-    for (const [field, value] of [["displayName", ""], ["displayName", "x".repeat(101)], ["displayName", "abc\u202Eexe"], ["locale", "en-US'; --"]] as const) {
+    for (const [field, value] of [
+      ["displayName", ""],
+      ["displayName", "x".repeat(101)],
+      ["displayName", "abc\u202Eexe"],
+      ["locale", "en-US'; --"],
+    ] as const) {
       await expect(t.store.users.updateScoped("u_alice", ALICE, { [field]: value })).rejects.toThrow(DbInputError);
     }
   });
@@ -68,7 +80,17 @@ describe.each(BACKENDS)("users on $name", (backend) => {
 
   test("inviteScoped: a fresh invited member in the scope's tenant; email unique per tenant only", async () => {
     const zoe = await t.store.users.inviteScoped(ACME, { email: " Zoe@Acme.Example ", role: "member" });
-    expect(zoe).toMatchObject({ tenant_id: "t_acme", email: "zoe@acme.example", display_name: "zoe", role: "member", is_admin: 0, status: "invited", internal_notes: "", account_credit_cents: 0, locale: "en-US" });
+    expect(zoe).toMatchObject({
+      tenant_id: "t_acme",
+      email: "zoe@acme.example",
+      display_name: "zoe",
+      role: "member",
+      is_admin: 0,
+      status: "invited",
+      internal_notes: "",
+      account_credit_cents: 0,
+      locale: "en-US",
+    });
     expect(zoe.id).toMatch(/^u_[A-Za-z0-9_-]+$/);
     expect(zoe.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(await t.store.users.getScoped(zoe.id, ACME)).toEqual(zoe);

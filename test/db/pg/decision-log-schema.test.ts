@@ -28,12 +28,14 @@ async function as<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> 
 const TS = "2026-11-27T10:00:00.123456789Z";
 const ROWS: Record<string, { insert: string; params: unknown[]; update: string }> = {
   decisions: {
-    insert: "INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, run_id, event) VALUES ($1, $2, 'portcullis/decision', 'u_alice', 0, 403, 'role_required', 'r1', 'run-1', '{\"decision_id\":\"d\"}')",
+    insert:
+      "INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, run_id, event) VALUES ($1, $2, 'portcullis/decision', 'u_alice', 0, 403, 'role_required', 'r1', 'run-1', '{\"decision_id\":\"d\"}')",
     params: ["d-1", TS],
     update: "UPDATE decisions SET allowed = 1",
   },
   outcomes: {
-    insert: "INSERT INTO outcomes (decision_id, timestamp, method, http_path, actor_id, status, aborted) VALUES ($1, $2, 'GET', '/invoices/x', 'u_alice', 403, 0)",
+    insert:
+      "INSERT INTO outcomes (decision_id, timestamp, method, http_path, actor_id, status, aborted) VALUES ($1, $2, 'GET', '/invoices/x', 'u_alice', 403, 0)",
     params: ["d-1", TS],
     update: "UPDATE outcomes SET status = 200",
   },
@@ -89,6 +91,8 @@ test("a repeated decision id keeps the first event (ON CONFLICT DO NOTHING needs
 
 test("a timestamp that would not sort as time is refused", async () => {
   await as(db.urls.app, async (c) => {
-    await expect(c.query("INSERT INTO decisions (decision_id, timestamp, allowed, run_id, event) VALUES ('d-2', '2026-11-27 10:00', 1, 'r', '{}')")).rejects.toMatchObject({ code: "23514" });
+    await expect(
+      c.query("INSERT INTO decisions (decision_id, timestamp, allowed, run_id, event) VALUES ('d-2', '2026-11-27 10:00', 1, 'r', '{}')"),
+    ).rejects.toMatchObject({ code: "23514" });
   });
 });

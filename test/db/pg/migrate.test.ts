@@ -72,7 +72,10 @@ describe("portcullis db migrate", () => {
       expect(await dbCommand(["migrate", "--seed"], { PORTCULLIS_DATABASE_OWNER_URL: urls.owner, PORTCULLIS_DATABASE_URL: urls.app })).toBe(0);
       expect(await dbCommand(["migrate"], { PORTCULLIS_DATABASE_OWNER_URL: urls.owner })).toBe(0);
       const printed = log.mock.calls.map((c) => String(c[0]));
-      expect(printed).toEqual([`schema version 0 -> ${PG_LATEST_VERSION}: applied ${PG_MIGRATIONS.map((m) => m.version).join(", ")}; seeded`, `schema version ${PG_LATEST_VERSION} -> ${PG_LATEST_VERSION}: nothing to apply`]);
+      expect(printed).toEqual([
+        `schema version 0 -> ${PG_LATEST_VERSION}: applied ${PG_MIGRATIONS.map((m) => m.version).join(", ")}; seeded`,
+        `schema version ${PG_LATEST_VERSION} -> ${PG_LATEST_VERSION}: nothing to apply`,
+      ]);
       for (const line of printed) expect(line).not.toContain(new URL(urls.owner).password);
     } finally {
       log.mockRestore();

@@ -54,7 +54,11 @@ describe("a query that forgot its tenant filter", () => {
     const globex = await session.scoped<{ status: string }>("t_globex", "SELECT status FROM invoices WHERE id = 'inv_dave_1'", []);
     expect(globex.rows[0].status).toBe("pending");
     await expect(
-      session.scoped("t_acme", "INSERT INTO users (id, tenant_id, email, display_name, role) VALUES ('u_x', 't_globex', 'x@globex.example', 'x', 'member')", []),
+      session.scoped(
+        "t_acme",
+        "INSERT INTO users (id, tenant_id, email, display_name, role) VALUES ('u_x', 't_globex', 'x@globex.example', 'x', 'member')",
+        [],
+      ),
     ).rejects.toMatchObject({ code: "42501" }); // new row violates row-level security policy
     await expect(session.scoped("t_acme", "UPDATE users SET status = 'banned' WHERE id = 'u_alice' RETURNING id", [])).resolves.toMatchObject({ rowCount: 1 });
   });
@@ -76,7 +80,11 @@ describe("a query that forgot its tenant filter", () => {
 describe("the tenant is per transaction, never per session", () => {
   test("a pooled connection reused after a transaction carries no tenant", async () => {
     const session = poolSession(pool);
-    const first = await session.scoped<{ pid: number; tenant: string }>("t_acme", "SELECT pg_backend_pid() AS pid, current_setting('portcullis.tenant', true) AS tenant", []);
+    const first = await session.scoped<{ pid: number; tenant: string }>(
+      "t_acme",
+      "SELECT pg_backend_pid() AS pid, current_setting('portcullis.tenant', true) AS tenant",
+      [],
+    );
     expect(first.rows[0].tenant).toBe("t_acme");
     const next = await pool.query<{ pid: number; tenant: string | null; n: number }>(
       "SELECT pg_backend_pid() AS pid, current_setting('portcullis.tenant', true) AS tenant, (SELECT count(*) FROM invoices) AS n",
@@ -89,7 +97,9 @@ describe("the tenant is per transaction, never per session", () => {
   test("also after a transaction that failed", async () => {
     const session = poolSession(pool);
     await expect(session.scoped("t_globex", "SELECT 1/0", [])).rejects.toMatchObject({ code: "22012" });
-    const next = await pool.query<{ tenant: string | null; n: number }>("SELECT current_setting('portcullis.tenant', true) AS tenant, (SELECT count(*) FROM users) AS n");
+    const next = await pool.query<{ tenant: string | null; n: number }>(
+      "SELECT current_setting('portcullis.tenant', true) AS tenant, (SELECT count(*) FROM users) AS n",
+    );
     expect(next.rows[0].tenant ?? "").toBe("");
     expect(next.rows[0].n).toBe(0);
   });
@@ -101,14 +111,24 @@ describe("the tenant is per transaction, never per session", () => {
       await tx.users.getScoped("u_alice", { tenant_id: "t_acme" });
     });
     await store.close();
-    const next = await pool.query<{ tenant: string | null; n: number }>("SELECT current_setting('portcullis.tenant', true) AS tenant, (SELECT count(*) FROM invoices) AS n");
+    const next = await pool.query<{ tenant: string | null; n: number }>(
+      "SELECT current_setting('portcullis.tenant', true) AS tenant, (SELECT count(*) FROM invoices) AS n",
+    );
     expect(next.rows[0].tenant ?? "").toBe("");
     expect(next.rows[0].n).toBe(0);
   });
 
   test("the repositories set the tenant only with set_config(..., true), in one place", () => {
     const dir = path.resolve(__dirname, "../../../db/pg");
-    const calls = fs.readdirSync(dir).flatMap((f) => [...fs.readFileSync(path.join(dir, f), "utf8").matchAll(/set_config\(\s*'portcullis\.tenant'[^)]*\)|\bSET\s+(?:LOCAL\s+|SESSION\s+)?portcullis\.tenant\b/gi)].map((m) => `${f}: ${m[0]}`));
+    const calls = fs
+      .readdirSync(dir)
+      .flatMap((f) =>
+        [
+          ...fs
+            .readFileSync(path.join(dir, f), "utf8")
+            .matchAll(/set_config\(\s*'portcullis\.tenant'[^)]*\)|\bSET\s+(?:LOCAL\s+|SESSION\s+)?portcullis\.tenant\b/gi),
+        ].map((m) => `${f}: ${m[0]}`),
+      );
     expect(calls.length).toBeGreaterThan(0);
     for (const call of calls) expect(call).toMatch(/set_config\('portcullis\.tenant', (\$1|''), true\)/);
   });

@@ -50,7 +50,9 @@ afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function start(options: { minDelayMs?: number; maxDelayMs?: number; timeoutMs?: number; maxBytes?: number; headers?: Record<string, string>; path?: string } = {}) {
+async function start(
+  options: { minDelayMs?: number; maxDelayMs?: number; timeoutMs?: number; maxBytes?: number; headers?: Record<string, string>; path?: string } = {},
+) {
   const log = new RecordingLog();
   const logger = capturingLogger();
   const { path = "/bundles/portcullis.tar.gz", ...rest } = options;
@@ -86,7 +88,11 @@ describe("HTTP bundle source", () => {
     served.status = 500;
     served.etag = '"r2"';
     await pdp.refresh();
-    expect(pdp.status()).toMatchObject({ active: { revision: "r1" }, lastError: { code: "bundle_unavailable", message: expect.stringContaining("HTTP 500") }, failures: 1 });
+    expect(pdp.status()).toMatchObject({
+      active: { revision: "r1" },
+      lastError: { code: "bundle_unavailable", message: expect.stringContaining("HTTP 500") },
+      failures: 1,
+    });
     expect(pdp.decide(member()).revision).toBe("r1");
     expect(logger.entries).toContainEqual(expect.objectContaining({ event: "pdp.bundle_load_failed", code: "bundle_unavailable" }));
   });
@@ -142,7 +148,10 @@ describe("HTTP bundle source", () => {
 
   test("a body over maxBytes is refused", async () => {
     const { pdp } = await start({ maxBytes: 100 });
-    expect(pdp.status()).toMatchObject({ active: null, lastError: { code: "bundle_unavailable", message: expect.stringContaining("exceeds the 100-byte limit") } });
+    expect(pdp.status()).toMatchObject({
+      active: null,
+      lastError: { code: "bundle_unavailable", message: expect.stringContaining("exceeds the 100-byte limit") },
+    });
   });
 
   test("the poller picks up a new ETag on its own, with a jittered delay", async () => {

@@ -18,18 +18,21 @@ async function show(exprs: Record<string, string>, input: unknown = {}): Promise
 
 test("plus, minus and mul cross 2^53 and 2^64 exactly", async () => {
   expect(
-    await show({
-      plus: "9007199254740992 + 1",
-      minus: "-9007199254740992 - 3",
-      mul: "2147483647 * 2147483647",
-      int64: "9223372036854775807 + 1",
-      wide: "18446744073709551617 * 18446744073709551617",
-      exponent: "1e30 + 1",
-      exponent_minus: "1e30 - 1",
-      back_small: "(1e30 + 7) - 1e30",
-      trailing_zeros: "10.00 + 5",
-      from_input: "to_number(input.n) * 10",
-    }, { n: "-9223372036854775808" }),
+    await show(
+      {
+        plus: "9007199254740992 + 1",
+        minus: "-9007199254740992 - 3",
+        mul: "2147483647 * 2147483647",
+        int64: "9223372036854775807 + 1",
+        wide: "18446744073709551617 * 18446744073709551617",
+        exponent: "1e30 + 1",
+        exponent_minus: "1e30 - 1",
+        back_small: "(1e30 + 7) - 1e30",
+        trailing_zeros: "10.00 + 5",
+        from_input: "to_number(input.n) * 10",
+      },
+      { n: "-9223372036854775808" },
+    ),
   ).toEqual({
     plus: "9007199254740993",
     minus: "-9007199254740995",

@@ -65,7 +65,7 @@ test("escapes make special characters literal", async () => {
     ["\\[x\\]", "[x]", false],
     ["[\\]]", "\\]", true],
     ["[a-z]+\\[[0-9]+\\]", "foo\\[1\\]", true],
-    ['[a-z]+\\[[0-9]+\\]', 'foo["bar"]', false],
+    ["[a-z]+\\[[0-9]+\\]", 'foo["bar"]', false],
   ]);
 });
 
@@ -99,7 +99,13 @@ test("malformed globs and non-strings make the call undefined", async () => {
     ["[z-a]", "a", "undefined"],
     ["a", "[a-", "undefined"],
   ]);
-  expect(await globsMatch([[1, "a"], ["a", null], [["a"], "a"]])).toEqual(["undefined", "undefined", "undefined"]);
+  expect(
+    await globsMatch([
+      [1, "a"],
+      ["a", null],
+      [["a"], "a"],
+    ]),
+  ).toEqual(["undefined", "undefined", "undefined"]);
 });
 
 test("globs from data, and a long adversarial pair answers quickly", async () => {

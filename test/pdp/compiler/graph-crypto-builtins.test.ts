@@ -140,9 +140,9 @@ describe("io.jwt.decode and io.jwt.verify_hs*", () => {
 
   test("decode: header, payload and the signature's bytes in hex", async () => {
     const sig = Buffer.from([0x00, 0xff, 0x80, 0x7f, 0xc3]); // not UTF-8: hex of the raw bytes
-    expect(await p(decode, { t: token({ alg: "HS256", typ: "JWT" }, { sub: "0", n: [1, "x"], "秘": true }, sig) })).toEqual([
+    expect(await p(decode, { t: token({ alg: "HS256", typ: "JWT" }, { sub: "0", n: [1, "x"], 秘: true }, sig) })).toEqual([
       { alg: "HS256", typ: "JWT" },
-      { sub: "0", n: [1, "x"], "秘": true },
+      { sub: "0", n: [1, "x"], 秘: true },
       "00ff807fc3",
     ]);
     expect(await p(decode, { t: token({}, {}, "") })).toEqual([{}, {}, ""]);
@@ -189,7 +189,11 @@ describe("io.jwt.decode and io.jwt.verify_hs*", () => {
     const secrets = ["secret", "", "秘密の", "k".repeat(64), "k".repeat(129)];
     const payloads = [{}, { user: "alice", long: "x".repeat(300) }];
     const cases: Array<{ t: string; k: string; alg: string; want: boolean }> = [];
-    for (const [alg, h] of [["hs256", "sha256"], ["hs384", "sha384"], ["hs512", "sha512"]]) {
+    for (const [alg, h] of [
+      ["hs256", "sha256"],
+      ["hs384", "sha384"],
+      ["hs512", "sha512"],
+    ]) {
       for (const k of secrets) {
         for (const pl of payloads) {
           const unsigned = `${b64url(JSON.stringify({ alg }))}.${b64url(JSON.stringify(pl))}`;

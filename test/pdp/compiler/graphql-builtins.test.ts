@@ -22,7 +22,9 @@ const SCHEMA = `
 
 describe("graphql.parse_query", () => {
   test("gives the pruned AST", async () => {
-    expect(await p("p := graphql.parse_query(input.q)", { q: 'query Q($e: Episode = JEDI) { hero(episode: $e) { name ... on Droid { primaryFunction } } }' })).toEqual({
+    expect(
+      await p("p := graphql.parse_query(input.q)", { q: "query Q($e: Episode = JEDI) { hero(episode: $e) { name ... on Droid { primaryFunction } } }" }),
+    ).toEqual({
       Operations: [
         {
           Name: "Q",
@@ -33,7 +35,10 @@ describe("graphql.parse_query", () => {
               Alias: "hero",
               Name: "hero",
               Arguments: [{ Name: "episode", Value: { Kind: 0, Raw: "e" } }],
-              SelectionSet: [{ Alias: "name", Name: "name" }, { TypeCondition: "Droid", SelectionSet: [{ Alias: "primaryFunction", Name: "primaryFunction" }] }],
+              SelectionSet: [
+                { Alias: "name", Name: "name" },
+                { TypeCondition: "Droid", SelectionSet: [{ Alias: "primaryFunction", Name: "primaryFunction" }] },
+              ],
             },
           ],
         },
@@ -51,7 +56,7 @@ describe("graphql.parse_query", () => {
   });
 
   test("a syntax error makes the call undefined", async () => {
-    for (const q of ["{", "{ field: {} }", "notanoperation Foo { field }", "...", "{ f(a: 'x') }", 'query Foo($x: T = { a: $v }) { f }']) {
+    for (const q of ["{", "{ field: {} }", "notanoperation Foo { field }", "...", "{ f(a: 'x') }", "query Foo($x: T = { a: $v }) { f }"]) {
       expect(await p("p := graphql.parse_query(input.q)", { q })).toBeUndefined();
     }
   });
@@ -131,14 +136,18 @@ describe("graphql.schema_is_valid", () => {
     ["type A { a: Int } type A { b: Int }", false],
     ["type A { a: Int @nope }", false],
     ["type __A { a: Int }", false],
-    ["scalar S @specifiedBy(url: \"u\")", true],
+    ['scalar S @specifiedBy(url: "u")', true],
   ])("%s -> %s", async (s, want) => {
     expect(await p("p := graphql.schema_is_valid(input.s)", { s })).toBe(want);
   });
 
   test("a schema AST object is read like the SDL it came from", async () => {
     expect(await p("p := graphql.schema_is_valid(graphql.parse_schema(input.s))", { s: SCHEMA })).toBe(true);
-    expect(await p("p := graphql.schema_is_valid(input.s)", { s: { Definitions: [{ Kind: "OBJECT", Name: "Q", Fields: [{ Name: "a", Type: { NamedType: "Nope" } }] }] } })).toBe(false);
+    expect(
+      await p("p := graphql.schema_is_valid(input.s)", {
+        s: { Definitions: [{ Kind: "OBJECT", Name: "Q", Fields: [{ Name: "a", Type: { NamedType: "Nope" } }] }] },
+      }),
+    ).toBe(false);
     expect(await p("p := graphql.schema_is_valid(input.s)", { s: 7 })).toBe(false);
   });
 });
@@ -161,7 +170,7 @@ describe("graphql.is_valid", () => {
     ["{ hero @include(if: true) { name } }", true],
     ["{ hero @include { name } }", false],
     ["mutation { x }", false],
-    ["{ __type(name: \"Droid\") { name } }", true],
+    ['{ __type(name: "Droid") { name } }', true],
     ["{", false],
   ])("%s -> %s", async (q, want) => {
     expect(await p("p := graphql.is_valid(input.q, input.s)", { q, s: SCHEMA })).toBe(want);
@@ -183,15 +192,22 @@ describe("graphql.is_valid", () => {
 
   test("validation errors are worded as gqlparser words them", () => {
     const schema = buildSchema(parseSchema(SCHEMA));
-    expect(() => validateQuery(schema, parseQuery("{ droid { name } }"))).toThrow('Field "droid" argument "id" of type "ID!" is required, but it was not provided.');
+    expect(() => validateQuery(schema, parseQuery("{ droid { name } }"))).toThrow(
+      'Field "droid" argument "id" of type "ID!" is required, but it was not provided.',
+    );
     expect(() => validateQuery(schema, parseQuery("{ hero { nope } }"))).toThrow('Cannot query field "nope" on type "Character".');
   });
 });
 
 describe("graphql.parse and graphql.parse_and_verify", () => {
   test("parse gives both ASTs of a valid pair, and is undefined otherwise", async () => {
-    const [q, s] = (await p("p := graphql.parse(input.q, input.s)", { q: "{ hero { name } }", s: "type Query { hero: H } type H { name: String }" })) as [unknown, unknown];
-    expect(q).toEqual({ Operations: [{ Name: "", Operation: "query", SelectionSet: [{ Alias: "hero", Name: "hero", SelectionSet: [{ Alias: "name", Name: "name" }] }] }] });
+    const [q, s] = (await p("p := graphql.parse(input.q, input.s)", { q: "{ hero { name } }", s: "type Query { hero: H } type H { name: String }" })) as [
+      unknown,
+      unknown,
+    ];
+    expect(q).toEqual({
+      Operations: [{ Name: "", Operation: "query", SelectionSet: [{ Alias: "hero", Name: "hero", SelectionSet: [{ Alias: "name", Name: "name" }] }] }],
+    });
     expect(s).toMatchObject({ Definitions: [{ Name: "Query" }, { Name: "H" }] });
     expect(await p("p := graphql.parse(input.q, input.s)", { q: "{ droid { name } }", s: SCHEMA })).toBeUndefined();
   });
@@ -203,7 +219,7 @@ describe("graphql.parse and graphql.parse_and_verify", () => {
 
   test("parse_and_verify answers [false, {}, {}] for an invalid pair", async () => {
     expect(await p("p := graphql.parse_and_verify(input.q, input.s)", { q: "{ droid { name } }", s: SCHEMA })).toEqual([false, {}, {}]);
-    const [ok] = (await p("p := graphql.parse_and_verify(input.q, input.s)", { q: '{ droid(id: 1) { name } }', s: SCHEMA })) as [boolean];
+    const [ok] = (await p("p := graphql.parse_and_verify(input.q, input.s)", { q: "{ droid(id: 1) { name } }", s: SCHEMA })) as [boolean];
     expect(ok).toBe(true);
   });
 });

@@ -92,7 +92,7 @@ test("bad declarations are refused, naming the option", () => {
 
 test("declared operand types check literal operands only: variables and references are known at evaluation", () => {
   const typed: HostBuiltinDecl[] = [{ name: "acme.tag", arity: 2, args: [{ type: "string" }, { type: "any", of: [{ type: "number" }, { type: "set" }] }] }];
-  expect(() => build('package t\np := acme.tag(input.a, input.b)', typed)).not.toThrow();
+  expect(() => build("package t\np := acme.tag(input.a, input.b)", typed)).not.toThrow();
   expect(() => build('package t\np := acme.tag("a", {x | x := input.b[_]})', typed)).not.toThrow();
   expect(() => build('package t\np := acme.tag("a", [1])', typed)).toThrow(
     "h.rego:2:20: rego_type_error: acme.tag: invalid argument(s): operand 2 is array, want any<number, set>",

@@ -48,10 +48,7 @@ test("numbers, strings, arrays and objects", async () => {
   expect(await match("7", { multipleOf: 2 })).toEqual([false, [err("(root)", "multiple_of", "Must be a multiple of 2")]]);
   expect(await match(JSON.stringify("héllo"), { maxLength: 10, minLength: 6, pattern: "^h\\d" })).toEqual([
     false,
-    [
-      err("(root)", "string_gte", "String length must be greater than or equal to 6"),
-      err("(root)", "pattern", "Does not match pattern '^h\\d'"),
-    ],
+    [err("(root)", "string_gte", "String length must be greater than or equal to 6"), err("(root)", "pattern", "Does not match pattern '^h\\d'")],
   ]);
   expect(await match([1, 1.0, 2], { uniqueItems: true, maxItems: 2 })).toEqual([
     false,
@@ -80,7 +77,10 @@ test("enum, const, combinators, if/then/else, dependencies and $ref", async () =
     [err("(root)", "condition_then", 'Must validate "then" as "if" was valid'), err("(root)", "required", "b is required")],
   ]);
   expect(await match({ a: 1 }, { dependencies: { a: ["c"] } })).toEqual([false, [err("(root)", "missing_dependency", "Has a dependency on c")]]);
-  const tree = { definitions: { node: { type: "object", properties: { kids: { type: "array", items: { $ref: "#/definitions/node" } } } } }, $ref: "#/definitions/node" };
+  const tree = {
+    definitions: { node: { type: "object", properties: { kids: { type: "array", items: { $ref: "#/definitions/node" } } } } },
+    $ref: "#/definitions/node",
+  };
   expect(await match({ kids: [{ kids: [] }, { kids: 3 }] }, tree)).toEqual([
     false,
     [err("kids.1.kids", "invalid_type", "Invalid type. Expected: array, given: integer")],

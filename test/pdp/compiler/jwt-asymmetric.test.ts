@@ -111,11 +111,18 @@ describe("io.jwt.decode_verify", () => {
     // eslint-disable-next-line no-loss-of-precision -- the number as JSON.parse reads OPA's answer
     expect(got).toEqual([true, { alg: "ES256" }, { iss: "xxx", big: 12345678901234567890, f: 1.5 }]);
     // The big integer survives: compare through Rego, not JS numbers.
-    expect(await p('p := x if { [_, _, pl] := io.jwt.decode_verify(input.t, input.c); x := format_int(pl.big, 10) }', { t, c: { cert: pem(ec256.publicKey) } })).toBe("12345678901234567890");
+    expect(
+      await p("p := x if { [_, _, pl] := io.jwt.decode_verify(input.t, input.c); x := format_int(pl.big, 10) }", { t, c: { cert: pem(ec256.publicKey) } }),
+    ).toBe("12345678901234567890");
   });
 
   test("RS/PS/EdDSA tokens with their keys; wrong key or tampered token is [false, {}, {}]", async () => {
-    for (const [alg, pair] of [["RS384", rsa], ["PS512", rsa], ["EdDSA", ed], ["ES512", ec521]] as const) {
+    for (const [alg, pair] of [
+      ["RS384", rsa],
+      ["PS512", rsa],
+      ["EdDSA", ed],
+      ["ES512", ec521],
+    ] as const) {
       const t = token(alg, pair.privateKey);
       expect(await p(rule, { t, c: { cert: pem(pair.publicKey) } })).toEqual([true, { alg, typ: "JWT" }, { sub: "alice" }]);
       expect(await p(rule, { t, c: { cert: jwk(pair.publicKey) } })).toEqual([true, { alg, typ: "JWT" }, { sub: "alice" }]);
@@ -156,7 +163,11 @@ describe("io.jwt.decode_verify", () => {
   test("alg, iss and aud constraints", async () => {
     const cert = pem(rsa.publicKey);
     const t = token("RS256", rsa.privateKey, { iss: "xxx", aud: ["a", "b"] });
-    expect(await p(rule, { t, c: { cert, alg: "RS256", iss: "xxx", aud: "b" } })).toEqual([true, { alg: "RS256", typ: "JWT" }, { iss: "xxx", aud: ["a", "b"] }]);
+    expect(await p(rule, { t, c: { cert, alg: "RS256", iss: "xxx", aud: "b" } })).toEqual([
+      true,
+      { alg: "RS256", typ: "JWT" },
+      { iss: "xxx", aud: ["a", "b"] },
+    ]);
     expect(await p(rule, { t, c: { cert, alg: "PS256", aud: "a" } })).toEqual(unverified);
     expect(await p(rule, { t, c: { cert, iss: "yyy", aud: "a" } })).toEqual(unverified);
     expect(await p(rule, { t, c: { cert, aud: "c" } })).toEqual(unverified);
@@ -215,7 +226,11 @@ describe("io.jwt.encode_sign(_raw) with public-key algorithms: the runtime prepa
   };
 
   test("deterministic algorithms give node:crypto's signature exactly (RS*, EdDSA)", async () => {
-    for (const [alg, hash] of [["RS256", "sha256"], ["RS384", "sha384"], ["RS512", "sha512"]] as const) {
+    for (const [alg, hash] of [
+      ["RS256", "sha256"],
+      ["RS384", "sha384"],
+      ["RS512", "sha512"],
+    ] as const) {
       const t = await p(raw, { h: header(alg), p: payload, k: jwk(rsa.privateKey) });
       const { input, signature } = parts(t, header(alg));
       expect(signature).toEqual(sign(hash, Buffer.from(input), rsa.privateKey));

@@ -29,7 +29,11 @@ describe("io.jwt.encode_sign_raw", () => {
   const k = JSON.stringify({ kty: "oct", k: secret.toString("base64url") });
 
   test("HS256, HS384 and HS512 sign the texts as given", async () => {
-    for (const [alg, hash] of [["HS256", "sha256"], ["HS384", "sha384"], ["HS512", "sha512"]]) {
+    for (const [alg, hash] of [
+      ["HS256", "sha256"],
+      ["HS384", "sha384"],
+      ["HS512", "sha512"],
+    ]) {
       const h = `{"alg":"${alg}",\r\n "typ":"JWT"}`;
       const pl = '{"iss": "joe", "n": 1}';
       expect(await p(rule, { h, p: pl, k })).toBe(hmacJws(h, pl, secret, hash));
@@ -39,7 +43,12 @@ describe("io.jwt.encode_sign_raw", () => {
   test("the key may be a JWK set (first key) and its k padded or in the standard alphabet", async () => {
     const h = '{"alg":"HS256"}';
     const odd = Buffer.from([0xfb, 0xef, 0xbe, 0xff]); // "++++/w==" in the standard alphabet
-    const set = JSON.stringify({ keys: [{ kty: "oct", k: odd.toString("base64") }, { kty: "oct", k: "AA" }] });
+    const set = JSON.stringify({
+      keys: [
+        { kty: "oct", k: odd.toString("base64") },
+        { kty: "oct", k: "AA" },
+      ],
+    });
     expect(await p(rule, { h, p: "{}", k: set })).toBe(hmacJws(h, "{}", odd, "sha256"));
   });
 
@@ -62,7 +71,6 @@ describe("io.jwt.encode_sign_raw", () => {
     expect(await p(rule, { h: 1, p: "{}", k })).toBeUndefined();
     expect(await p(rule, { h, p: {}, k })).toBeUndefined();
   });
-
 });
 
 describe("io.jwt.encode_sign", () => {
@@ -100,7 +108,13 @@ describe("providers.aws.sign_req", () => {
   }
 
   test("signs method, escaped path, query, headers and the JSON body; keeps the other request keys", async () => {
-    const req = { method: "PUT", url: "https://u:p@example.com:8443/a%2Fb/c d?x=1&y=%20", headers: { "X-Foo": "bar", "User-Agent": "ua" }, body: { b: [1], a: "<" }, timeout: "5s" };
+    const req = {
+      method: "PUT",
+      url: "https://u:p@example.com:8443/a%2Fb/c d?x=1&y=%20",
+      headers: { "X-Foo": "bar", "User-Agent": "ua" },
+      body: { b: [1], a: "<" },
+      timeout: "5s",
+    };
     const body = '{"a":"\\u003c","b":[1]}';
     const hash = sha256(body);
     const amz = { host: "example.com:8443", "x-amz-date": "20151228T140825Z", "x-amz-content-sha256": hash };

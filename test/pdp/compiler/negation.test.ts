@@ -64,7 +64,7 @@ allow if not blocked(input.user)`;
 
 describe("builtin calls and operators", () => {
   test("not regex.match(p, a[0][1]): a missing element fails the body", async () => {
-    const rules = "p if { a := input.a; not regex.match(\"^z\", a[0][1]) }";
+    const rules = 'p if { a := input.a; not regex.match("^z", a[0][1]) }';
     expect(await valueOf(rules, { a: [] })).toBeUndefined();
     expect(await valueOf(rules, { a: [["k", "abc"]] })).toBe(true);
     expect(await valueOf(rules, { a: [["k", "zed"]] })).toBeUndefined();
@@ -90,14 +90,14 @@ describe("builtin calls and operators", () => {
   });
 
   test("membership: not x in xs with x undefined fails", async () => {
-    expect(await valueOf("p if not input.role in {\"admin\"}", {})).toBeUndefined();
-    expect(await valueOf("p if not input.role in {\"admin\"}", { role: "dev" })).toBe(true);
+    expect(await valueOf('p if not input.role in {"admin"}', {})).toBeUndefined();
+    expect(await valueOf('p if not input.role in {"admin"}', { role: "dev" })).toBe(true);
   });
 
   test("a ref inside a composite operand is evaluated first, also beside ==", async () => {
     expect(await valueOf("p if not [input.x, 1] == [1, 1]", {})).toBeUndefined();
     expect(await valueOf("p if not [input.x, 1] == [1, 1]", { x: 2 })).toBe(true);
-    expect(await valueOf("p if not {\"k\": input.x} == {\"k\": 1}", {})).toBeUndefined();
+    expect(await valueOf('p if not {"k": input.x} == {"k": 1}', {})).toBeUndefined();
     expect(await valueOf("p if not count({input.x}) == 0", {})).toBeUndefined();
   });
 });
@@ -126,9 +126,9 @@ describe("nested calls are evaluated before the negation (RewriteExprTerms)", ()
   });
 
   test("a nested call is evaluated once, before the negation, with its value kept", async () => {
-    expect(await valueOf("p if not contains(lower(input.s), \"x\")", { s: "ABC" })).toBe(true);
-    expect(await valueOf("p if not contains(lower(input.s), \"x\")", { s: "AXC" })).toBeUndefined();
-    expect(await valueOf("p if not contains(lower(input.s), \"x\")", {})).toBeUndefined();
+    expect(await valueOf('p if not contains(lower(input.s), "x")', { s: "ABC" })).toBe(true);
+    expect(await valueOf('p if not contains(lower(input.s), "x")', { s: "AXC" })).toBeUndefined();
+    expect(await valueOf('p if not contains(lower(input.s), "x")', {})).toBeUndefined();
   });
 });
 
@@ -219,7 +219,9 @@ describe("import future.keywords.not (OPA 1.17): every part stays inside the neg
   test("undefined operands and arguments make `not` true (OPA's test-not-body.yaml)", async () => {
     const imports = FUTURE_NOT;
     expect(await valueOf("default p := false\np if not input.x + input.y == input.z", {}, { imports })).toBe(true);
-    expect(await valueOf('default allow := false\nblocked(u) if u == "m"\nallow if not blocked(input.user)', {}, { imports, query: "x = data.t.allow" })).toBe(true);
+    expect(await valueOf('default allow := false\nblocked(u) if u == "m"\nallow if not blocked(input.user)', {}, { imports, query: "x = data.t.allow" })).toBe(
+      true,
+    );
     expect(await valueOf('p := [x | x := "foo"; not f(input.x)]\nf(_) := true', {}, { imports })).toEqual(["foo"]);
     const every = "default p := false\np if {\n  every x in input.x {\n    not f(x, input.y)\n  }\n}\nf(_, _) := true";
     expect(await valueOf(every, { x: [1, 2] }, { imports })).toBe(true);
@@ -230,7 +232,12 @@ describe("import future.keywords.not (OPA 1.17): every part stays inside the neg
       { file: "a.rego", source: `package a\n${FUTURE_NOT}\np if not f(input.u)\nf(_) := false` },
       { file: "b.rego", source: "package b\np if not f(input.u)\nf(_) := false" },
     ];
-    const { wasm } = compile(sources, { entrypoints: [{ name: "a", query: "x = data.a.p" }, { name: "b", query: "x = data.b.p" }] });
+    const { wasm } = compile(sources, {
+      entrypoints: [
+        { name: "a", query: "x = data.a.p" },
+        { name: "b", query: "x = data.b.p" },
+      ],
+    });
     const policy = await loadPolicy(wasm);
     policy.setData({});
     const input = new TextEncoder().encode("{}").buffer;

@@ -8,7 +8,10 @@ import { valueOfX } from "./evaluate-rego";
 
 /** data.<query path> over several modules. */
 async function evalModules(files: Array<[string, string]>, query: string): Promise<unknown> {
-  const wasm = compile(files.map(([file, source]) => ({ file, source })), { entrypoints: [{ name: "q", query: `x = ${query}` }] }).wasm;
+  const wasm = compile(
+    files.map(([file, source]) => ({ file, source })),
+    { entrypoints: [{ name: "q", query: `x = ${query}` }] },
+  ).wasm;
   const policy = await loadPolicy(wasm);
   policy.setData({});
   const rs = policy.evaluate(new TextEncoder().encode("{}").buffer, "q") as Array<{ x: unknown }>;
@@ -120,10 +123,7 @@ a.b[k] := v if {
 }
 p := data.t.a.b.x
 `;
-  expect(await valueOfX(source)).toEqual([
-    { path: ["t", "a", "b"] },
-    { path: ["t", "a", "b"], annotations: { scope: "document", entrypoint: true } },
-  ]);
+  expect(await valueOfX(source)).toEqual([{ path: ["t", "a", "b"] }, { path: ["t", "a", "b"], annotations: { scope: "document", entrypoint: true } }]);
 });
 
 test("an else branch has no block of its own, as in OPA", async () => {
@@ -165,7 +165,9 @@ test("errors: scope, attachment, YAML, field types, redeclaration", () => {
   );
   expect(compileError("package t\n# METADATA\np := 1\n")).toBe("t.rego:2:1: rego_parse_error: expected METADATA block, found whitespace");
   expect(compileError("package t\n# METADATA\n# title: [x\n# b: c\np := 1\n")).toMatch(/^t\.rego:4:1: rego_parse_error: yaml: line/);
-  expect(compileError("package t\n# METADATA\n# title: {a: 1}\np := 1\n")).toMatch(/rego_parse_error: yaml: unmarshal errors:\n {2}line 1: cannot unmarshal !!map into string/);
+  expect(compileError("package t\n# METADATA\n# title: {a: 1}\np := 1\n")).toMatch(
+    /rego_parse_error: yaml: unmarshal errors:\n {2}line 1: cannot unmarshal !!map into string/,
+  );
   expect(compileError("package t\n# METADATA\n# authors:\n# - {}\np := 1\n")).toBe(
     "t.rego:2:1: rego_parse_error: invalid author definition map[]: 'name' and/or 'email' values required in object",
   );

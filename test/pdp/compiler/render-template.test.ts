@@ -21,12 +21,16 @@ test.each([
   ["{{$x := 1}}{{if .c}}{{$x = 2}}{{end}}{{$x}}", { c: true }, "2"],
   ["{{if not .a}}no{{else if .b}}b{{else}}c{{end}}", { a: true, b: "" }, "c"],
   ["{{with .a}}{{.}}{{else}}none{{end}}", { a: "" }, "none"],
-  ["{{len .l}} {{index .l 1}} {{index .m \"k\"}} {{len .s}}", { l: [1, 2], m: { k: "v" }, s: "héllo" }, "2 2 v 6"],
-  ["{{printf \"%s-%d-%v\" .s 3 .l}}", { s: "a", l: [1, 2] }, "a-3-[1 2]"],
-  ["{{print 1 2 \"x\" 3}}|{{println .a .b}}", { a: "a", b: 1 }, "1 2x3|a 1\n"],
-  ["{{.s | printf \"%q\"}} {{html .h}} {{js .h}} {{urlquery .u}}", { s: "q", h: "<a&'>", u: "a b/c" }, "\"q\" &lt;a&amp;&#39;&gt; \\u003Ca\\u0026\\'\\u003E a+b%2Fc"],
-  ["{{and .a .b}} {{or .a .b}} {{lt 1 2}} {{ge \"b\" \"a\"}} {{ne .s \"x\"}}", { a: 0, b: "" , s: "x"}, " 0 true true false"],
-  ["{{define \"T\"}}<{{.}}>{{end}}{{template \"T\" .a}}", { a: "in" }, "<in>"],
+  ['{{len .l}} {{index .l 1}} {{index .m "k"}} {{len .s}}', { l: [1, 2], m: { k: "v" }, s: "héllo" }, "2 2 v 6"],
+  ['{{printf "%s-%d-%v" .s 3 .l}}', { s: "a", l: [1, 2] }, "a-3-[1 2]"],
+  ['{{print 1 2 "x" 3}}|{{println .a .b}}', { a: "a", b: 1 }, "1 2x3|a 1\n"],
+  [
+    '{{.s | printf "%q"}} {{html .h}} {{js .h}} {{urlquery .u}}',
+    { s: "q", h: "<a&'>", u: "a b/c" },
+    '"q" &lt;a&amp;&#39;&gt; \\u003Ca\\u0026\\\'\\u003E a+b%2Fc',
+  ],
+  ['{{and .a .b}} {{or .a .b}} {{lt 1 2}} {{ge "b" "a"}} {{ne .s "x"}}', { a: 0, b: "", s: "x" }, " 0 true true false"],
+  ['{{define "T"}}<{{.}}>{{end}}{{template "T" .a}}', { a: "in" }, "<in>"],
   ["{{.missing}} {{.m.x}}", { m: {} }, "<undefined> <undefined>"],
 ])("%s", async (tpl, vars, want) => {
   expect(await render(tpl, vars)).toBe(want);

@@ -12,9 +12,7 @@ const value = async (rego: string, input: unknown = {}): Promise<unknown> =>
   ((await evaluate(`package t\n${rego}`, input)) as Array<{ x: unknown }>).map((r) => r.x);
 
 test("text, scalars and values: strings bare, everything else as Rego text", async () => {
-  expect(await value('p := $"a {"b"} {1e3} {true} {null} {[1, "x"]} {{"k": set()}} {{2, 1}}"')).toEqual([
-    'a b 1e3 true null [1, "x"] {"k": set()} {1, 2}',
-  ]);
+  expect(await value('p := $"a {"b"} {1e3} {true} {null} {[1, "x"]} {{"k": set()}} {{2, 1}}"')).toEqual(['a b 1e3 true null [1, "x"] {"k": set()} {1, 2}']);
   expect(await value('p := $""')).toEqual([""]);
 });
 

@@ -41,7 +41,7 @@ test("SI and binary units; m is milli for units.parse, mega for units.parse_byte
 });
 
 test("decimals, signs, exponents and quotes", async () => {
-  const inputs = [".5K", "1.1Ki", "-3.5E2m", "1e-2", "7.8E-1", "1e3k", "+2k", "\"100TI\"", "0.0005K", "1e5e"];
+  const inputs = [".5K", "1.1Ki", "-3.5E2m", "1e-2", "7.8E-1", "1e3k", "+2k", '"100TI"', "0.0005K", "1e5e"];
   expect(await parseAll(inputs)).toEqual([
     [500, 500],
     [1126.4, 1126],
@@ -68,8 +68,7 @@ p := json.marshal([units.parse("1m"), units.parse("1000m"), units.parse("1e21"),
   units.parse("0.99999999995"), units.parse("123456789012345678.5"), units.parse_bytes("1000EiB"),
   units.parse_bytes("6880402404026766846648084Mi"), units.parse("6880402404026766846648084Mi")])`;
   expect(await evaluate(source, {})).toBe(
-    "[0.001,1,1000000000000000000000,0,1,123456789012345678.5,1152921504606846976000," +
-      "7214624831204771073205857157120,7214624831204771072990861328384]",
+    "[0.001,1,1000000000000000000000,0,1,123456789012345678.5,1152921504606846976000," + "7214624831204771073205857157120,7214624831204771072990861328384]",
   );
 });
 

@@ -72,7 +72,8 @@ export const SQLITE_LOG: LogStore = {
       file,
       open: async ({ batching, ...options } = {}) => createDecisionLog({ ...options, db: { file, ...batching } }),
       query: async (q) => read((db) => queryDecisions(db, q)),
-      storedIds: async () => read((db) => new Set((db.prepare("SELECT decision_id FROM decisions").all() as Array<{ decision_id: string }>).map((r) => r.decision_id))),
+      storedIds: async () =>
+        read((db) => new Set((db.prepare("SELECT decision_id FROM decisions").all() as Array<{ decision_id: string }>).map((r) => r.decision_id))),
       runs: async () =>
         read((db) =>
           (db.prepare("SELECT run_id, kind, detail FROM log_runs ORDER BY seq").all() as Array<{ run_id: string; kind: string; detail: string }>).map((r) => ({

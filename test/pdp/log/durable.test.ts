@@ -90,7 +90,11 @@ describe.each([
     for (let i = 0; i < 1000; i++) log.record(makeRecord({ input: { ...makeRecord().input, ...big } }));
     await expect(log.durable()).rejects.toThrow(/log_not_durable: the decision store cannot be written: database or disk is full/);
     await until(() => !log.health().persisting);
-    expect(log.health()).toEqual({ persisting: false, failingSince: expect.stringMatching(/^\d{4}-/), error: expect.stringMatching(/database or disk is full/) });
+    expect(log.health()).toEqual({
+      persisting: false,
+      failingSince: expect.stringMatching(/^\d{4}-/),
+      error: expect.stringMatching(/database or disk is full/),
+    });
     const sqlite = log.stats().sinks.sqlite;
     expect(sqlite.pending).toBeLessThanOrEqual(200);
     expect(sqlite.written + sqlite.pending + sqlite.dropped).toBe(1000);
@@ -142,7 +146,14 @@ describe("run markers", () => {
     // run-2 is abandoned without close(), as a killed process would leave it.
     const third = createDecisionLog({ db: file, instanceId: "run-3", onError: quiet });
     expect(third.interruptedRuns).toEqual([
-      { runId: "run-2", pid: process.pid, startedAt: expect.any(String), committed: 3, lastCommittedAt: expect.any(String), lastDecisionId: kept[2].decisionId },
+      {
+        runId: "run-2",
+        pid: process.pid,
+        startedAt: expect.any(String),
+        committed: 3,
+        lastCommittedAt: expect.any(String),
+        lastDecisionId: kept[2].decisionId,
+      },
     ]);
     await third.close();
     await second.close();

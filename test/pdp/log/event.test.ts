@@ -17,7 +17,11 @@ async function consoleLines(records: ReturnType<typeof makeRecord>[], labels?: R
   const log = createDecisionLog({ console: out, labels, instanceId: "11111111-2222-4333-8444-555555555555" });
   for (const r of records) log.record(r);
   await log.close();
-  return chunks.join("").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+  return chunks
+    .join("")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 test("an allowed decision becomes one OPA-shaped console line", async () => {
@@ -50,9 +54,7 @@ test("empty fields are left out; a PDP denial on its own carries its error", asy
     error: { code: "no_bundle", message: "no policy bundle is active" },
   });
   const [line] = await consoleLines([record]);
-  expect(Object.keys(line).sort()).toEqual(
-    ["decision_id", "error", "input", "labels", "level", "metrics", "msg", "path", "time", "timestamp", "type"].sort(),
-  );
+  expect(Object.keys(line).sort()).toEqual(["decision_id", "error", "input", "labels", "level", "metrics", "msg", "path", "time", "timestamp", "type"].sort());
   expect(line.error).toEqual({ code: "no_bundle", message: "no policy bundle is active" });
 });
 
@@ -61,7 +63,10 @@ function sortedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
   if (typeof value !== "object" || value === null) return JSON.stringify(value);
   const o = value as Record<string, unknown>;
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`).join(",")}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`)
+    .join(",")}}`;
 }
 
 test("a snapshot embeds the texts the policy evaluated, and serialises the objects when it has none", () => {

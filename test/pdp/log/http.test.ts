@@ -40,7 +40,13 @@ async function startReceiver(plan: Array<number | "reset"> = []) {
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const reply = plan.shift() ?? 200;
-      uploads.push({ method: req.method!, url: req.url!, headers: req.headers, compressedBytes: body.length, events: JSON.parse(gunzipSync(body).toString("utf8")) });
+      uploads.push({
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        compressedBytes: body.length,
+        events: JSON.parse(gunzipSync(body).toString("utf8")),
+      });
       if (reply === "reset") req.socket.destroy();
       else res.writeHead(reply).end();
     });

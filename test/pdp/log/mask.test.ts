@@ -111,7 +111,7 @@ test("without an evaluator, fields named like credentials are still never writte
   const { byId, entries } = await logAll([record]);
   const event = byId.get(record.decisionId)!;
   const text = JSON.stringify(entries[0].event);
-  for (const secret of ["abc.def", "k-123", "hunter2", "s3", "\"rt\""]) expect(text).not.toContain(secret);
+  for (const secret of ["abc.def", "k-123", "hunter2", "s3", '"rt"']) expect(text).not.toContain(secret);
   expect((event.input as { headers: unknown }).headers).toEqual({ accept: "json" });
   expect((event.input as { body: unknown }).body).toEqual({ items: [{ name: "ok" }] });
   expect([...event.erased!].sort()).toEqual([

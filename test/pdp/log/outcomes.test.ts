@@ -54,14 +54,28 @@ describe.each([
     const db = openForRead(file);
     const [entry] = queryDecisions(db, { id: allowed.decisionId });
     expect(entry).toMatchObject({ allowed: true, status: 200 });
-    expect(entry.outcome).toMatchObject({ method: "GET", http_path: "/invoices/inv_1", route_id: "invoices.get", version: "v2", status: 404, problem: "not_found", scope_found: false, test_run: null, aborted: false });
+    expect(entry.outcome).toMatchObject({
+      method: "GET",
+      http_path: "/invoices/inv_1",
+      route_id: "invoices.get",
+      version: "v2",
+      status: 404,
+      problem: "not_found",
+      scope_found: false,
+      test_run: null,
+      aborted: false,
+    });
     expect(queryDecisions(db, { id: crashed.decisionId })[0].outcome).toBeNull();
     const lone = queryDecisions(db, { id: orphan.decisionId });
     expect(lone).toHaveLength(1);
     expect(lone[0]).toMatchObject({ event: null, allowed: null, actor_id: "u_alice" });
     expect(queryDecisions(db, { denied: true }).map((e) => e.decision_id)).toEqual([allowed.decisionId]);
     expect(queryDecisions(db, { testRun: "run-1" }).map((e) => e.decision_id)).toEqual([served.decisionId]);
-    expect(queryDecisions(db, { excludeTestRuns: true }).map((e) => e.decision_id).sort()).toEqual([allowed.decisionId, crashed.decisionId, orphan.decisionId].sort());
+    expect(
+      queryDecisions(db, { excludeTestRuns: true })
+        .map((e) => e.decision_id)
+        .sort(),
+    ).toEqual([allowed.decisionId, crashed.decisionId, orphan.decisionId].sort());
     expect(queryDecisions(db, { path: "health.get" }).map((e) => e.decision_id)).toEqual([orphan.decisionId]);
     db.close();
   });
@@ -93,7 +107,9 @@ test("outcomes are append-only: UPDATE and DELETE are refused", () => {
   db.prepare("INSERT INTO outcomes (decision_id, timestamp, method, http_path, actor_id, status, aborted) VALUES ('d', 't', 'GET', '/', 'a', 200, 0)").run();
   expect(() => db.prepare("UPDATE outcomes SET status = 404").run()).toThrow(/append-only/);
   expect(() => db.prepare("DELETE FROM outcomes").run()).toThrow(/append-only/);
-  db.prepare("INSERT OR REPLACE INTO outcomes (decision_id, timestamp, method, http_path, actor_id, status, aborted) VALUES ('d', 't', 'GET', '/', 'a', 500, 0)").run();
+  db.prepare(
+    "INSERT OR REPLACE INTO outcomes (decision_id, timestamp, method, http_path, actor_id, status, aborted) VALUES ('d', 't', 'GET', '/', 'a', 500, 0)",
+  ).run();
   expect(db.prepare("SELECT status FROM outcomes").all()).toEqual([{ status: 200 }]);
   db.close();
 });
@@ -103,7 +119,11 @@ test("a store made before outcomes: readable read-only as it is, and given the t
   const old = new Database(file);
   old.exec(`CREATE TABLE decisions (seq INTEGER PRIMARY KEY, decision_id TEXT NOT NULL UNIQUE, timestamp TEXT NOT NULL, path TEXT, actor_id TEXT,
     allowed INTEGER NOT NULL, status INTEGER, reason TEXT, revision TEXT, event TEXT NOT NULL)`);
-  old.prepare("INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, event) VALUES ('d-1', '2026-01-01T00:00:00.000000000Z', 'portcullis/decision', 'u_alice', 1, 200, 'allowed', 'r', '{}')").run();
+  old
+    .prepare(
+      "INSERT INTO decisions (decision_id, timestamp, path, actor_id, allowed, status, reason, revision, event) VALUES ('d-1', '2026-01-01T00:00:00.000000000Z', 'portcullis/decision', 'u_alice', 1, 200, 'allowed', 'r', '{}')",
+    )
+    .run();
   old.close();
   const reader = openForRead(file);
   expect(queryDecisions(reader, {}).map((e) => [e.decision_id, e.outcome])).toEqual([["d-1", null]]);

@@ -60,7 +60,17 @@ test("repeated ids inside one multi-row insert and across batches: each kept onc
   const repeat = (i: number) => ({ ...originals[i], result: DENIED_RESULT });
   // Repeats of ids earlier in the same 50-row statement (rows 0-49 of the batch),
   // of the statement before (row 60), and in the single-row tail (rows 100-125).
-  const sequence = [...originals.slice(0, 20), repeat(3), repeat(7), repeat(7), ...originals.slice(20, 57), repeat(49), ...originals.slice(57), repeat(50), repeat(119)];
+  const sequence = [
+    ...originals.slice(0, 20),
+    repeat(3),
+    repeat(7),
+    repeat(7),
+    ...originals.slice(20, 57),
+    repeat(49),
+    ...originals.slice(57),
+    repeat(50),
+    repeat(119),
+  ];
   for (const r of sequence) log.record(r);
   await log.flush();
   // And of a batch already committed.
@@ -84,7 +94,9 @@ test("the table is append-only: UPDATE, DELETE and INSERT OR REPLACE are refused
   const db = new Database(file);
   expect(() => db.prepare("UPDATE decisions SET allowed = 0").run()).toThrow(/append-only: UPDATE refused/);
   expect(() => db.prepare("DELETE FROM decisions").run()).toThrow(/append-only: DELETE refused/);
-  db.prepare("INSERT OR REPLACE INTO decisions (decision_id, timestamp, allowed, event) VALUES (?, '2000-01-01T00:00:00.000000000Z', 0, '{}')").run(record.decisionId);
+  db.prepare("INSERT OR REPLACE INTO decisions (decision_id, timestamp, allowed, event) VALUES (?, '2000-01-01T00:00:00.000000000Z', 0, '{}')").run(
+    record.decisionId,
+  );
   const rows = db.prepare("SELECT timestamp, allowed FROM decisions").all() as Array<{ timestamp: string; allowed: number }>;
   expect(rows).toHaveLength(1);
   expect(rows[0].allowed).toBe(1);
@@ -122,7 +134,11 @@ test("a store made with the older full index on allowed gets the denials-only in
   reopened.record(makeRecord());
   await reopened.close();
   const db = new Database(file, { readonly: true });
-  const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'decisions' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((r) => r.name).sort();
+  const indexes = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'decisions' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>
+  )
+    .map((r) => r.name)
+    .sort();
   expect(indexes).toEqual(["decisions_by_actor", "decisions_by_path", "decisions_by_time", "decisions_denied"]);
   expect(db.prepare("SELECT count(*) AS n FROM decisions").get()).toEqual({ n: 2 });
   db.close();

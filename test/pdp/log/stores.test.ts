@@ -101,7 +101,13 @@ describe.each(LOG_STORES)("the decision log on $name", (backend) => {
       log.recordOutcome(outcomeOf(allowed.decisionId, { status: 200, problem: null })); // a second outcome for the id: ignored
       log.recordOutcome(outcomeOf(denied.decisionId, { actorId: "u_bob", status: 403, problem: "role_required", scopeFound: null }));
       log.recordOutcome(outcomeOf(served.decisionId, { status: 200, problem: null, scopeFound: true, testRun: "run-1" }));
-      const orphan = outcomeOf("0190aaaa-0000-7000-8000-000000000001", { routeId: "health.get", path: "/health", status: 200, problem: null, scopeFound: null });
+      const orphan = outcomeOf("0190aaaa-0000-7000-8000-000000000001", {
+        routeId: "health.get",
+        path: "/health",
+        status: 200,
+        problem: null,
+        scopeFound: null,
+      });
       log.recordOutcome(orphan); // its event was dropped
       await log.close();
       expect(log.stats().sinks[store.sink]).toEqual(expect.objectContaining({ written: 8, duplicates: 1, dropped: 0 }));
@@ -243,7 +249,9 @@ describe("only on PostgreSQL", () => {
   });
 
   test("the log refuses a role that could rewrite the trail, and a database at another schema version", async () => {
-    await expect(openDecisionLog({ postgres: { url: store.urls!.owner }, onError: quiet })).rejects.toThrow(/log_store_refused: the decision log must not connect as a role that may UPDATE/);
+    await expect(openDecisionLog({ postgres: { url: store.urls!.owner }, onError: quiet })).rejects.toThrow(
+      /log_store_refused: the decision log must not connect as a role that may UPDATE/,
+    );
     await ownerQuery(store.urls!.owner, "INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
     await expect(openDecisionLog({ postgres: { url: store.urls!.app }, onError: quiet })).rejects.toThrow(/log_store_refused: database schema version is 999/);
   });

@@ -110,7 +110,14 @@ test("an event the worker builds from a decision's parts is the event the record
   expect(inWorker).toEqual(inThread);
   const first = JSON.parse(inWorker[0]) as Record<string, unknown>;
   expect(first).toEqual(
-    expect.objectContaining({ decision_id: "d-1", labels: { team: "security", id: "instance-1", version: expect.any(String) }, path: "portcullis/decision", bundles: { portcullis: { revision: "r-parts" } }, requested_by: "10.0.0.7:51234", req_id: 1 }),
+    expect.objectContaining({
+      decision_id: "d-1",
+      labels: { team: "security", id: "instance-1", version: expect.any(String) },
+      path: "portcullis/decision",
+      bundles: { portcullis: { revision: "r-parts" } },
+      requested_by: "10.0.0.7:51234",
+      req_id: 1,
+    }),
   );
 });
 
@@ -122,7 +129,10 @@ test("through a small ring: wraps, a full ring, events larger than it takes and 
   // 8 KiB: events over ~2 KiB go by message; a few hundred ordinary ones fill it.
   const log = createWorkerDecisionLog({ db: file }, source, maskOptions, (e) => void errors.push(e.message), 8192);
   const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
-  const engines = [await Engine.load(bundleOf({ revision: "r-a" }), "a"), await Engine.load(bundleOf({ revision: "r-b", rego: [DECISION_REGO, ERASE_ACTION] }), "b")];
+  const engines = [
+    await Engine.load(bundleOf({ revision: "r-a" }), "a"),
+    await Engine.load(bundleOf({ revision: "r-b", rego: [DECISION_REGO, ERASE_ACTION] }), "b"),
+  ];
   const ids: string[] = [];
   for (let i = 0; i < 1200; i++) {
     // Every 97th input is ~6 KB (multi-byte names): it cannot go through the ring.
@@ -138,7 +148,11 @@ test("through a small ring: wraps, a full ring, events larger than it takes and 
   expect(errors).toEqual([]);
 
   const db = openForRead(file);
-  const rows = db.prepare("SELECT decision_id, revision, event FROM decisions ORDER BY seq").all() as Array<{ decision_id: string; revision: string; event: string }>;
+  const rows = db.prepare("SELECT decision_id, revision, event FROM decisions ORDER BY seq").all() as Array<{
+    decision_id: string;
+    revision: string;
+    event: string;
+  }>;
   db.close();
   expect(rows.map((r) => r.decision_id)).toEqual(ids);
   rows.forEach((row, i) => {
@@ -178,7 +192,14 @@ describe("when the worker thread dies", () => {
     const errors: Array<{ code: string; message: string }> = [];
     let worker: Worker | undefined;
     const db = holdWrites ? { file, flushIntervalMs: 60_000, batchSize: 100_000 } : file;
-    const log = createWorkerDecisionLog({ db }, source, maskOptions, (e) => void errors.push({ code: e.code, message: e.message }), undefined, (w) => (worker = w));
+    const log = createWorkerDecisionLog(
+      { db },
+      source,
+      maskOptions,
+      (e) => void errors.push({ code: e.code, message: e.message }),
+      undefined,
+      (w) => (worker = w),
+    );
     // terminate() stops the thread as a crash would: no flush, no close, whatever it held is gone.
     const crash = async () => {
       const exited = new Promise((resolve) => worker!.once("exit", resolve));
@@ -203,7 +224,14 @@ describe("when the worker thread dies", () => {
     const ids = Array.from({ length: 50 }, (_, i) => decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
     await log.flush();
     await crash();
-    expect(errors).toEqual([{ code: "log_worker_failed", message: expect.stringContaining("not confirmed written: 0 events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite 0)") }]);
+    expect(errors).toEqual([
+      {
+        code: "log_worker_failed",
+        message: expect.stringContaining(
+          "not confirmed written: 0 events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite 0)",
+        ),
+      },
+    ]);
     for (let i = 50; i < 80; i++) ids.push(decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
     await log.flush();
     expect(log.stats()).toEqual(expect.objectContaining({ recorded: 80, logged: 80, failSafe: 0, internalErrors: 0, queued: 0 }));
@@ -240,7 +268,9 @@ describe("when the worker thread dies", () => {
     expect(errors).toEqual([
       {
         code: "log_worker_failed",
-        message: expect.stringContaining(`not confirmed written: ${unprocessed} events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite ${held})`),
+        message: expect.stringContaining(
+          `not confirmed written: ${unprocessed} events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite ${held})`,
+        ),
       },
     ]);
     expect(rows(file)).toEqual(after); // the later decisions, in-thread; the worker committed nothing

@@ -176,7 +176,7 @@ describe("rt_print", () => {
   };
 
   test("strings bare, other values as Rego text, empty sets as <undefined>", () => {
-    rt.call("rt_print", args('{"hello"}', "{1.5}", "set()", '{{"a": {1}}}', "{[1, \"x\"]}"));
+    rt.call("rt_print", args('{"hello"}', "{1.5}", "set()", '{{"a": {1}}}', '{[1, "x"]}'));
     expect(rt.printed).toEqual(['hello 1.5 <undefined> {"a": {1}} [1, "x"]']);
   });
 

@@ -28,8 +28,31 @@ describe("JSON parsing", () => {
   });
 
   test.each([
-    "", " ", "[1,", "[1,]", '{"a":1,}', "{1:2}", "{1,2}", "set()", "tru", "nul", "01", "1.", ".5", "-", "1e", "+1",
-    '"abc', '"\\x"', '"\\u12"', '"a\nb"', "[1] 2", "NaN", "Infinity", "`raw`", "{\"a\" 1}",
+    "",
+    " ",
+    "[1,",
+    "[1,]",
+    '{"a":1,}',
+    "{1:2}",
+    "{1,2}",
+    "set()",
+    "tru",
+    "nul",
+    "01",
+    "1.",
+    ".5",
+    "-",
+    "1e",
+    "+1",
+    '"abc',
+    '"\\x"',
+    '"\\u12"',
+    '"a\nb"',
+    "[1] 2",
+    "NaN",
+    "Infinity",
+    "`raw`",
+    '{"a" 1}',
   ])("invalid JSON %j -> 0", (text) => {
     expect(parse(text)).toBe(0);
   });
@@ -124,7 +147,7 @@ describe("numbers", () => {
 
   test("random doubles survive parse and dump exactly, printed like JS", () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const values: number[] = [];
     for (let i = 0; i < 3000; i++) {
       const kind = i % 3;
@@ -148,14 +171,12 @@ describe("numbers", () => {
     expect(cmp("1e-400", "0")).toBe(1);
     expect(cmp("-1e-400", "1e-400")).toBe(-1);
     expect(cmp("1e400", "2e400")).toBe(-1);
-    expect(rt.regoText(rt.rego("{9007199254740993, 9007199254740992, 9007199254740994}"))).toBe(
-      "{9007199254740992, 9007199254740993, 9007199254740994}",
-    );
+    expect(rt.regoText(rt.rego("{9007199254740993, 9007199254740992, 9007199254740994}"))).toBe("{9007199254740992, 9007199254740993, 9007199254740994}");
   });
 
   test("1 and 1.0 are equal; big integers compare numerically", () => {
     expect(rt.call("rt_equal", rt.valueText("1"), rt.valueText("1.0"))).toBe(1);
-    expect(rt.call("rt_equal", rt.valueText("[1, {\"a\": 2}]"), rt.valueText("[1.0, {\"a\": 2e0}]"))).toBe(1);
+    expect(rt.call("rt_equal", rt.valueText('[1, {"a": 2}]'), rt.valueText('[1.0, {"a": 2e0}]'))).toBe(1);
     expect(rt.call("rt_compare", rt.valueText("12345678901234567890"), rt.valueText("2"))).toBe(1);
   });
 });
@@ -168,9 +189,9 @@ describe("Rego literals", () => {
     ["{2, 1, 2}", "{1, 2}", "[1,2]"],
     ["set()", "set()", "[]"],
     ["{}", "{}", "{}"],
-    ["{1: \"a\", \"b\": 2}", '{1: "a", "b": 2}', '{"1":"a","b":2}'],
+    ['{1: "a", "b": 2}', '{1: "a", "b": 2}', '{"1":"a","b":2}'],
     ['{[1, 2]: true, {"k": 1}: false}', '{[1, 2]: true, {"k": 1}: false}', '{"[1,2]":true,"{\\"k\\":1}":false}'],
-    ['{{1}: 1}', "{{1}: 1}", '{"[1]":1}'],
+    ["{{1}: 1}", "{{1}: 1}", '{"[1]":1}'],
     ['{"s": {set(), {1}}}', '{"s": {set(), {1}}}', '{"s":[[],[1]]}'],
     ["[1, 2,]", "[1, 2]", "[1,2]"],
     ["{1, 2,}", "{1, 2}", "[1,2]"],

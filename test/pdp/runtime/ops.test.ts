@@ -48,9 +48,7 @@ describe("constructors", () => {
     rt.call("rt_object_insert_once", obj, str("k"), rt.value([1]));
     rt.call("rt_object_insert_once", obj, str("k"), rt.value([1.0]));
     expect(rt.json(obj)).toEqual({ k: [1] });
-    expect(() => rt.call("rt_object_insert_once", obj, str("k"), rt.value([2]))).toThrow(
-      new OpaAbort("eval_conflict_error: object keys must be unique"),
-    );
+    expect(() => rt.call("rt_object_insert_once", obj, str("k"), rt.value([2]))).toThrow(new OpaAbort("eval_conflict_error: object keys must be unique"));
   });
 });
 
@@ -130,14 +128,29 @@ describe("length and scanning", () => {
   };
 
   test("arrays by index", () => {
-    expect(scan(rt.value(["x", "y"]))).toEqual([[0, "x"], [1, "y"]]);
+    expect(scan(rt.value(["x", "y"]))).toEqual([
+      [0, "x"],
+      [1, "y"],
+    ]);
   });
   test("objects in sorted key order", () => {
-    expect(scan(rt.value({ b: 1, a: 2, c: 3 }))).toEqual([["a", 2], ["b", 1], ["c", 3]]);
-    expect(scan(rt.rego('{"s": 1, 2: 2, null: 3}'))).toEqual([[null, 3], [2, 2], ["s", 1]]);
+    expect(scan(rt.value({ b: 1, a: 2, c: 3 }))).toEqual([
+      ["a", 2],
+      ["b", 1],
+      ["c", 3],
+    ]);
+    expect(scan(rt.rego('{"s": 1, 2: 2, null: 3}'))).toEqual([
+      [null, 3],
+      [2, 2],
+      ["s", 1],
+    ]);
   });
   test("sets in sorted order, key = value = element", () => {
-    expect(scan(rt.rego('{"b", 1, "a"}'))).toEqual([[1, 1], ["a", "a"], ["b", "b"]]);
+    expect(scan(rt.rego('{"b", 1, "a"}'))).toEqual([
+      [1, 1],
+      ["a", "a"],
+      ["b", "b"],
+    ]);
   });
   test("non-collections give -1, empty ones 0; out-of-range indices 0", () => {
     expect(rt.call("rt_scan_len", rt.value("abc"))).toBe(-1);
@@ -151,7 +164,29 @@ describe("length and scanning", () => {
 
 describe("order and types", () => {
   test("rt_compare follows Rego's total order", () => {
-    const order = ["null", "false", "true", "-1", "2.5", "10", '""', '"a"', '"b"', "[]", "[1]", "[1, 2]", "[2]", "{}", '{"a": 1}', '{"a": 2}', '{"b": 0}', "set()", "{1}", "{1, 2}", "{2}"];
+    const order = [
+      "null",
+      "false",
+      "true",
+      "-1",
+      "2.5",
+      "10",
+      '""',
+      '"a"',
+      '"b"',
+      "[]",
+      "[1]",
+      "[1, 2]",
+      "[2]",
+      "{}",
+      '{"a": 1}',
+      '{"a": 2}',
+      '{"b": 0}',
+      "set()",
+      "{1}",
+      "{1, 2}",
+      "{2}",
+    ];
     const addrs = order.map((t) => rt.rego(t));
     for (let i = 0; i < addrs.length; i++) {
       for (let j = 0; j < addrs.length; j++) {
@@ -168,6 +203,8 @@ describe("order and types", () => {
   });
 
   test("rt_type codes", () => {
-    expect([0, rt.value(null), rt.value(true), rt.value(1), rt.value("s"), rt.value([]), rt.value({}), rt.rego("set()")].map((v) => rt.call("rt_type", v))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      [0, rt.value(null), rt.value(true), rt.value(1), rt.value("s"), rt.value([]), rt.value({}), rt.rego("set()")].map((v) => rt.call("rt_type", v)),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 });

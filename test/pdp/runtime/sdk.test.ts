@@ -100,11 +100,10 @@ beforeAll(() => {
   const dir = path.join(ROOT, "build/test");
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, "sdk-policy.ts"), FIXTURE);
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, "pdp/runtime/build.mjs"), "--entry", "build/test/sdk-policy.ts", "--out", "build/test/sdk-policy.wasm"],
-    { cwd: ROOT, stdio: "pipe" },
-  );
+  execFileSync(process.execPath, [path.join(ROOT, "pdp/runtime/build.mjs"), "--entry", "build/test/sdk-policy.ts", "--out", "build/test/sdk-policy.wasm"], {
+    cwd: ROOT,
+    stdio: "pipe",
+  });
   wasm = readFileSync(path.join(dir, "sdk-policy.wasm"));
 });
 
@@ -188,7 +187,16 @@ test("number text parses to the correctly rounded double", () => {
     new Uint8Array(memory.buffer).set(b, p);
     return x.probe_parse(p, b.length);
   };
-  const texts = ["1e23", "8.98846567431158e307", "2.2250738585072011e-308", "4.9e-324", "2.4703282292062328e-324", "1.7976931348623159e308", "0.1", "123456789012345678901234567890"];
+  const texts = [
+    "1e23",
+    "8.98846567431158e307",
+    "2.2250738585072011e-308",
+    "4.9e-324",
+    "2.4703282292062328e-324",
+    "1.7976931348623159e308",
+    "0.1",
+    "123456789012345678901234567890",
+  ];
   const values = randomDoubles(5, 1000);
   const wrong: string[] = [];
   for (const t of texts) if (!Object.is(parse(t), Number(t))) wrong.push(t);
@@ -208,8 +216,30 @@ test("computed numbers print like JS's Number#toString (shortest round trip)", (
     while (b[end]) end++;
     return new TextDecoder().decode(b.subarray(addr, end));
   };
-  const values = [0.1 + 0.2, 1e23, 1e21, 1e-7, 123456789012345680000, 5e-324, 1.7976931348623157e308, -2.5, 0.000001, 2 ** 53 + 2, 1 / 3,
-    0.1, -0.001, 1.5e-6, 9.99e-7, 123456789.123, 99999999999999.9, 999999999999999.9, 1e15 + 0.5, 0.1 * 3, 10.5, -1e-6];
+  const values = [
+    0.1 + 0.2,
+    1e23,
+    1e21,
+    1e-7,
+    123456789012345680000,
+    5e-324,
+    1.7976931348623157e308,
+    -2.5,
+    0.000001,
+    2 ** 53 + 2,
+    1 / 3,
+    0.1,
+    -0.001,
+    1.5e-6,
+    9.99e-7,
+    123456789.123,
+    99999999999999.9,
+    999999999999999.9,
+    1e15 + 0.5,
+    0.1 * 3,
+    10.5,
+    -1e-6,
+  ];
   values.push(...randomDoubles(99, 3000));
   const top = x.opa_heap_ptr_get();
   const wrong = values.filter((v) => {

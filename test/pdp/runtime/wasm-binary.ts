@@ -22,7 +22,10 @@ export interface ModuleInfo {
 }
 
 class Reader {
-  constructor(public buf: Uint8Array, public pos = 0) {}
+  constructor(
+    public buf: Uint8Array,
+    public pos = 0,
+  ) {}
   byte(): number {
     return this.buf[this.pos++];
   }
@@ -200,16 +203,6 @@ export function patchGlobalInit(buf: Uint8Array, name: string, value: number): U
   const globalSec = all.find((s) => s.id === 6)!;
   const g = readGlobals(buf, globalSec)[index - importedGlobals];
   const replacement = [buf[g.start], buf[g.start + 1], 0x41, ...sleb(value), 0x0b];
-  const payload = [
-    ...buf.subarray(globalSec.start, g.start),
-    ...replacement,
-    ...buf.subarray(g.end, globalSec.end),
-  ];
-  return new Uint8Array([
-    ...buf.subarray(0, globalSec.headerStart),
-    6,
-    ...uleb(payload.length),
-    ...payload,
-    ...buf.subarray(globalSec.end),
-  ]);
+  const payload = [...buf.subarray(globalSec.start, g.start), ...replacement, ...buf.subarray(g.end, globalSec.end)];
+  return new Uint8Array([...buf.subarray(0, globalSec.headerStart), 6, ...uleb(payload.length), ...payload, ...buf.subarray(globalSec.end)]);
 }

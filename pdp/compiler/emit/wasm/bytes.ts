@@ -9,7 +9,10 @@
 
 /** Thrown when a binary is not well-formed Wasm (or uses a form we do not read). */
 export class WasmFormatError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(`malformed wasm at byte ${offset}: ${message}`);
     this.name = "WasmFormatError";
   }
@@ -50,7 +53,11 @@ const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 export class ByteReader {
   pos: number;
 
-  constructor(readonly bytes: Uint8Array, start = 0, readonly end = bytes.length) {
+  constructor(
+    readonly bytes: Uint8Array,
+    start = 0,
+    readonly end = bytes.length,
+  ) {
     this.pos = start;
   }
 

@@ -179,14 +179,34 @@ function readConstExpr(r: ByteReader): Uint8Array {
     switch (op) {
       case 0x0b:
         return r.bytes.slice(start, r.pos);
-      case 0x41: r.s32(); break; // i32.const
-      case 0x42: r.skipS64(); break; // i64.const
-      case 0x43: r.take(4); break; // f32.const
-      case 0x44: r.take(8); break; // f64.const
-      case 0x23: r.u32(); break; // global.get
-      case 0xd0: r.byte(); break; // ref.null
-      case 0xd2: r.u32(); break; // ref.func
-      case 0x6a: case 0x6b: case 0x6c: case 0x7c: case 0x7d: case 0x7e: break; // extended-const arithmetic
+      case 0x41:
+        r.s32();
+        break; // i32.const
+      case 0x42:
+        r.skipS64();
+        break; // i64.const
+      case 0x43:
+        r.take(4);
+        break; // f32.const
+      case 0x44:
+        r.take(8);
+        break; // f64.const
+      case 0x23:
+        r.u32();
+        break; // global.get
+      case 0xd0:
+        r.byte();
+        break; // ref.null
+      case 0xd2:
+        r.u32();
+        break; // ref.func
+      case 0x6a:
+      case 0x6b:
+      case 0x6c:
+      case 0x7c:
+      case 0x7d:
+      case 0x7e:
+        break; // extended-const arithmetic
       default:
         r.fail(`opcode 0x${op.toString(16)} in a constant expression`);
     }
@@ -208,7 +228,10 @@ export function readGlobals(body: Uint8Array | undefined): Global[] {
 
 export function encodeGlobals(globals: Global[]): Uint8Array {
   const w = new ByteWriter().u32(globals.length);
-  for (const g of globals) w.byte(g.type).byte(g.mutable ? 1 : 0).bytes(g.init);
+  for (const g of globals)
+    w.byte(g.type)
+      .byte(g.mutable ? 1 : 0)
+      .bytes(g.init);
   return w.toBytes();
 }
 
@@ -222,7 +245,11 @@ export function constI32(init: Uint8Array): number | undefined {
 
 /** `i32.const v; end`. */
 export function i32ConstExpr(v: number): Uint8Array {
-  return new ByteWriter().byte(0x41).s32(v | 0).byte(0x0b).toBytes();
+  return new ByteWriter()
+    .byte(0x41)
+    .s32(v | 0)
+    .byte(0x0b)
+    .toBytes();
 }
 
 /** An active data segment for memory 0 at a constant offset. */
@@ -245,7 +272,8 @@ export function readDataSegments(body: Uint8Array | undefined): { segments: Data
       r.take(r.u32());
       continue;
     }
-    if (flags === 2) r.u32(); // explicit memory index
+    if (flags === 2)
+      r.u32(); // explicit memory index
     else if (flags !== 0) r.fail(`data segment flags ${flags}`);
     const offset = constI32(readConstExpr(r));
     const length = r.u32();

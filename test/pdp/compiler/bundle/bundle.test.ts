@@ -20,7 +20,10 @@ function sample(): Buffer {
     wasm,
     data: { roles: { admin: ["alice"] } },
     manifest,
-    sources: [{ path: "policies/authz.rego", content: "package authz\n" }, { path: "./ü/x.rego", content: "package x\n" }],
+    sources: [
+      { path: "policies/authz.rego", content: "package authz\n" },
+      { path: "./ü/x.rego", content: "package x\n" },
+    ],
   });
 }
 
@@ -81,7 +84,12 @@ describe("bundle", () => {
   test("long names survive our own writer (ustar prefix and pax)", () => {
     const viaPrefix = "p".repeat(120) + "/" + "n".repeat(90);
     const viaPax = "q".repeat(300);
-    const entries = readTar(writeTar([{ name: viaPrefix, data: wasm }, { name: viaPax, data: wasm }]));
+    const entries = readTar(
+      writeTar([
+        { name: viaPrefix, data: wasm },
+        { name: viaPax, data: wasm },
+      ]),
+    );
     expect(entries.map((e) => e.name)).toEqual([viaPrefix, viaPax]);
   });
 
@@ -116,15 +124,63 @@ describe("bundle", () => {
       reject(zlib.gzipSync(tar.subarray(0, 1024 + 100)), /truncated header/);
     });
     test("no policy.wasm", () => reject(gz([{ name: "/data.json", data: "{}" }]), /no \/policy.wasm/));
-    test("bad data.json", () => reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "/data.json", data: "{" }]), /data.json/));
-    test("non-object root data", () => reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "/data.json", data: "[1]" }]), /JSON object/));
-    test("bad manifest", () => reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "/.manifest", data: '{"roots": "x"}' }]), /roots/));
+    test("bad data.json", () =>
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "/data.json", data: "{" },
+        ]),
+        /data.json/,
+      ));
+    test("non-object root data", () =>
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "/data.json", data: "[1]" },
+        ]),
+        /JSON object/,
+      ));
+    test("bad manifest", () =>
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "/.manifest", data: '{"roots": "x"}' },
+        ]),
+        /roots/,
+      ));
     test("manifest naming a missing module", () =>
-      reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "/.manifest", data: JSON.stringify({ ...manifest, wasm: [{ entrypoint: "a", module: "/x.wasm" }] }) }]), /x.wasm/));
-    test("duplicate entries", () => reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "policy.wasm", data: wasm }]), /duplicate/));
-    test("path traversal", () => reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "../x.rego", data: "" }]), /leaves the bundle root/));
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "/.manifest", data: JSON.stringify({ ...manifest, wasm: [{ entrypoint: "a", module: "/x.wasm" }] }) },
+        ]),
+        /x.wasm/,
+      ));
+    test("duplicate entries", () =>
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "policy.wasm", data: wasm },
+        ]),
+        /duplicate/,
+      ));
+    test("path traversal", () =>
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "../x.rego", data: "" },
+        ]),
+        /leaves the bundle root/,
+      ));
     test("conflicting data files", () =>
-      reject(gz([{ name: "/policy.wasm", data: wasm }, { name: "/data.json", data: '{"a": 1}' }, { name: "/a/data.json", data: "{}" }]), /conflicts/));
+      reject(
+        gz([
+          { name: "/policy.wasm", data: wasm },
+          { name: "/data.json", data: '{"a": 1}' },
+          { name: "/a/data.json", data: "{}" },
+        ]),
+        /conflicts/,
+      ));
     test("symlink entries", () => {
       const tar = writeTar([{ name: "/policy.wasm", data: wasm }]);
       tar[156] = "2".charCodeAt(0);
@@ -139,7 +195,15 @@ describe("bundle", () => {
   test("writeBundle refuses non-object data and clashing source names", () => {
     expect(() => writeBundle({ wasm, data: [], manifest, sources: [] })).toThrow(/data must be a JSON object/);
     expect(() =>
-      writeBundle({ wasm, data: {}, manifest, sources: [{ path: "a.rego", content: "" }, { path: "./a.rego", content: "" }] }),
+      writeBundle({
+        wasm,
+        data: {},
+        manifest,
+        sources: [
+          { path: "a.rego", content: "" },
+          { path: "./a.rego", content: "" },
+        ],
+      }),
     ).toThrow(/two files/);
   });
 });

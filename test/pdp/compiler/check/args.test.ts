@@ -21,12 +21,8 @@ function errorsOf(source: string): string[] {
 test("`:=` may not re-declare a function argument", () => {
   expect(errorsOf("package t\nf(x) if { x := 1 }")).toEqual(["m.rego:2:11: rego_compile_error: arg x redeclared"]);
   // Args inside patterns count as well, and the else branch shares the args.
-  expect(errorsOf("package t\nf([a, {\"k\": b}]) := 1 if { b := 2 }")).toEqual([
-    "m.rego:2:28: rego_compile_error: arg b redeclared",
-  ]);
-  expect(errorsOf("package t\nf(x) := 1 if { false } else := 2 if { x := 3 }")).toEqual([
-    "m.rego:2:39: rego_compile_error: arg x redeclared",
-  ]);
+  expect(errorsOf('package t\nf([a, {"k": b}]) := 1 if { b := 2 }')).toEqual(["m.rego:2:28: rego_compile_error: arg b redeclared"]);
+  expect(errorsOf("package t\nf(x) := 1 if { false } else := 2 if { x := 3 }")).toEqual(["m.rego:2:39: rego_compile_error: arg x redeclared"]);
 });
 
 test("`some` may not re-declare one either", () => {

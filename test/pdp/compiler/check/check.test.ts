@@ -72,10 +72,7 @@ function body(p: Program, path: string[], i = 0): string[] {
 
 describe("rule tree", () => {
   test("groups rules by full path across modules and classifies them", () => {
-    const p = program(
-      "package a\np := 1\ns contains 1\no[k] := 2 if k := \"x\"\nf(x) := x\nb.c.d := true",
-      "package a\np := 1 if false\nq := 2",
-    );
+    const p = program('package a\np := 1\ns contains 1\no[k] := 2 if k := "x"\nf(x) := x\nb.c.d := true', "package a\np := 1 if false\nq := 2");
     expect(findNode(p, ["a", "p"])).toMatchObject({ kind: "complete" });
     expect(findNode(p, ["a", "p"])!.rules).toHaveLength(2);
     expect(findNode(p, ["a", "s"])!.kind).toBe("set");
@@ -86,7 +83,7 @@ describe("rule tree", () => {
   });
 
   test("rules below an object rule become contributions with longer key paths", () => {
-    const p = program("package t\np[x] := 1 if some x in [\"a\"]\np.b.c := 2\np.s contains 3");
+    const p = program('package t\np[x] := 1 if some x in ["a"]\np.b.c := 2\np.s contains 3');
     const node = findNode(p, ["t", "p"])!;
     expect(node.children.size).toBe(0);
     expect(node.rules.map((r) => r.key.map(show).join("/"))).toEqual(["__local0__", '"b"/"c"', '"s"']);
@@ -102,9 +99,7 @@ describe("rule tree", () => {
   test("conflicting kinds and duplicate defaults are type errors", () => {
     expect(errorsOf("package t\np := 1\np contains 2")).toEqual(["m0.rego:3:1: rego_type_error: conflicting rules data.t.p found"]);
     expect(errorsOf("package t\nf(x) := 1\nf(x, y) := 2")[0]).toMatch(/conflicting rules data.t.f found/);
-    expect(errorsOf("package t\ndefault p := 1\ndefault p := 2")).toEqual([
-      "m0.rego:3:1: rego_type_error: multiple default rules data.t.p found",
-    ]);
+    expect(errorsOf("package t\ndefault p := 1\ndefault p := 2")).toEqual(["m0.rego:3:1: rego_type_error: multiple default rules data.t.p found"]);
   });
 });
 
@@ -112,14 +107,9 @@ describe("resolution", () => {
   test("rule names and imports become data refs; locals shadow them", () => {
     const p = program(
       "package lib\nx := 1",
-      "package t\nimport data.lib\nimport input.user as u\nq := 2\np if { q == lib.x; u.name == \"a\"; some q in [1]; q > 0 }",
+      'package t\nimport data.lib\nimport input.user as u\nq := 2\np if { q == lib.x; u.name == "a"; some q in [1]; q > 0 }',
     );
-    expect(body(p, ["t", "p"])).toEqual([
-      "eq(data.t.q, data.lib.x)",
-      'eq(input.user.name, "a")',
-      "some __local0__ in [1]",
-      "gt(__local0__, 0)",
-    ]);
+    expect(body(p, ["t", "p"])).toEqual(["eq(data.t.q, data.lib.x)", 'eq(input.user.name, "a")', "some __local0__ in [1]", "gt(__local0__, 0)"]);
   });
 
   test("wildcards are renamed apart and declared vars get fresh names", () => {
@@ -129,10 +119,7 @@ describe("resolution", () => {
 
   test("a closure before a declaration keeps its own variable", () => {
     const p = program("package t\nxs := [1]\np := x if { y := [x | x := xs[_]]; x := count(y) }");
-    expect(body(p, ["t", "p"])).toEqual([
-      "assign(__local2__, [__local1__ | assign(__local1__, data.t.xs[$0])])",
-      "assign(__local3__, count(__local2__))",
-    ]);
+    expect(body(p, ["t", "p"])).toEqual(["assign(__local2__, [__local1__ | assign(__local1__, data.t.xs[$0])])", "assign(__local3__, count(__local2__))"]);
   });
 
   test("calls: user functions by path, builtins checked against the catalogue", () => {
@@ -195,7 +182,7 @@ describe("recursion", () => {
 
 describe("queries", () => {
   test("written vars are the outputs; wildcards are not", () => {
-    const p = program("package t\np := {\"a\": 1}");
+    const p = program('package t\np := {"a": 1}');
     const q = checkQuery(p, parseQuery("data.t.p[k] = v; x := 1; _ = 2", "q"));
     expect(q.outputs.map((o) => o.name).sort()).toEqual(["k", "v", "x"]);
   });

@@ -20,7 +20,7 @@ const FILE = (family: string, file: string) => `v1/test/cases/testdata/v0/${fami
 const KNOWN_FAILURES: Array<{ id: string; why: string }> = [
   {
     id: `${FILE("partialobjectdoc", "test-wasm-cases.yaml")}: wasm/conflict error`,
-    why: "OPA's Wasm harness names modules test-N.rego and its conflict abort carries file:row (\"test-0.rego:3: ...\"); ours names them after the case and the abort carries no location (the error code matches)",
+    why: 'OPA\'s Wasm harness names modules test-N.rego and its conflict abort carries file:row ("test-0.rego:3: ..."); ours names them after the case and the abort carries no location (the error code matches)',
   },
   {
     id: `${FILE("sets", "test-sets-0872.yaml")}: sets/set_diff: refs`,

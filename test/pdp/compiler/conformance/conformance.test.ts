@@ -24,10 +24,7 @@ test("the conformance corpus is the one the issue counts", () => {
 test(`OPA's conformance cases pass through @open-policy-agent/opa-wasm: at least ${MIN_PASS_RATE * 100}%, and every one not in KNOWN_FAILURES`, async () => {
   const report = await runCases(loadCases(CASES_DIR));
   fs.mkdirSync(path.join(packageRoot(), "var"), { recursive: true });
-  fs.writeFileSync(
-    path.join(packageRoot(), "var", "conformance.json"),
-    JSON.stringify({ ...report, families: familySummary(report) }, null, 2),
-  );
+  fs.writeFileSync(path.join(packageRoot(), "var", "conformance.json"), JSON.stringify({ ...report, families: familySummary(report) }, null, 2));
   expect(report.skipped).toBe(0);
   expect(report.passed / report.total).toBeGreaterThanOrEqual(MIN_PASS_RATE);
   const failing = report.cases.filter((c) => !c.passed);

@@ -12,7 +12,7 @@ function kase(over: Partial<ConformanceCase>): ConformanceCase {
     family: "t",
     note: "t/case",
     query: "data.t.p = x",
-    modules: ["package t\np[k] := v if { some k; v := {\"a\": 1, \"b\": 0}[k]; 1 / v }"],
+    modules: ['package t\np[k] := v if { some k; v := {"a": 1, "b": 0}[k]; 1 / v }'],
     sortBindings: false,
     strictError: false,
     ...over,

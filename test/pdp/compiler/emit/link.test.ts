@@ -198,7 +198,10 @@ describe("link + opa-wasm", () => {
       locals: 4,
       blocks: [
         block({ type: "MakeNumberInt", value: 1, target: 3 }, { type: "AssignVarOnce", source: 3, target: 2, message: "conflict!" }),
-        block({ type: "MakeNumberInt", value: second, target: 3 }, { type: "AssignVarOnce", source: 3, target: 2, message: "eval_conflict_error: complete rules must not produce multiple outputs" }),
+        block(
+          { type: "MakeNumberInt", value: second, target: 3 },
+          { type: "AssignVarOnce", source: 3, target: 2, message: "eval_conflict_error: complete rules must not produce multiple outputs" },
+        ),
       ],
     });
     const ok = plan("test/ok", 5, { type: "Call", func: "data.test.r1", args: [0, 1], result: 2 });
@@ -225,7 +228,10 @@ describe("link + opa-wasm", () => {
     );
     // An undefined operand makes the call undefined without reaching the host.
     const undef = plan("test/undef", 6, { type: "ResetLocal", target: 5 }, { type: "Call", func: "host:custom.double", args: [5], result: 2 });
-    const hosts = [{ name: "custom.pair", arity: 2 }, { name: "custom.double", arity: 1 }];
+    const hosts = [
+      { name: "custom.pair", arity: 2 },
+      { name: "custom.double", arity: 1 },
+    ];
     const calls: unknown[] = [];
     const opa = await load(policy([p, undef], [], hosts), {
       "custom.double": (x: number) => (calls.push(x), x > 10 ? undefined : x * 2),
@@ -253,8 +259,16 @@ describe("link + opa-wasm", () => {
           { type: "MakeString", index: S.xs, target: 3 },
           { type: "Dot", source: 0, key: 3, target: 4 },
           {
-            type: "Scan", source: 4, key: 5, value: 6, block: block({
-              type: "Scan", source: 4, key: 7, value: 8, block: block(
+            type: "Scan",
+            source: 4,
+            key: 5,
+            value: 6,
+            block: block({
+              type: "Scan",
+              source: 4,
+              key: 7,
+              value: 8,
+              block: block(
                 { type: "Block", blocks: [block({ type: "Equal", a: 8, b: 10 }, { type: "Break", index: 2 })] },
                 { type: "NotEqual", a: 6, b: 8 },
                 { type: "MakeArray", capacity: 2, target: 9 },
@@ -268,7 +282,16 @@ describe("link + opa-wasm", () => {
       ],
     };
     const opa = await load(policy([plan("test/pairs", 5, { type: "Call", func: "pairs", args: [0, 1], result: 2 })], [pairs]));
-    expect(evaluate(opa, { xs: [1, 2, 3] })).toEqual([{ result: [[1, 2], [2, 1], [3, 1], [3, 2]] }]);
+    expect(evaluate(opa, { xs: [1, 2, 3] })).toEqual([
+      {
+        result: [
+          [1, 2],
+          [2, 1],
+          [3, 1],
+          [3, 2],
+        ],
+      },
+    ]);
   });
 
   test("memo statements and print", async () => {
@@ -339,7 +362,16 @@ describe("link: module layout", () => {
     const fail = () => {
       throw new Error("unexpected host call");
     };
-    const env = { memory, opa_abort: fail, opa_println: fail, opa_builtin0: fail, opa_builtin1: fail, opa_builtin2: fail, opa_builtin3: fail, opa_builtin4: fail };
+    const env = {
+      memory,
+      opa_abort: fail,
+      opa_println: fail,
+      opa_builtin0: fail,
+      opa_builtin1: fail,
+      opa_builtin2: fail,
+      opa_builtin3: fail,
+      opa_builtin4: fail,
+    };
     const heapStart = (new WebAssembly.Instance(new WebAssembly.Module(kept), { env }).exports.__heap_start as WebAssembly.Global).value as number;
     expect(heapStart).toBeGreaterThan(200_000);
     expect(minPages(wasm)).toBe(Math.ceil(heapStart / 65536));
@@ -355,7 +387,16 @@ describe("link: module layout", () => {
     const fail = () => {
       throw new Error("unexpected host call");
     };
-    const env = { memory, opa_abort: fail, opa_println: fail, opa_builtin0: fail, opa_builtin1: fail, opa_builtin2: fail, opa_builtin3: fail, opa_builtin4: fail };
+    const env = {
+      memory,
+      opa_abort: fail,
+      opa_println: fail,
+      opa_builtin0: fail,
+      opa_builtin1: fail,
+      opa_builtin2: fail,
+      opa_builtin3: fail,
+      opa_builtin4: fail,
+    };
     const { exports } = new WebAssembly.Instance(new WebAssembly.Module(wasm), { env });
     const base = ((exports.rt_heap_base as () => number)() + 15) & ~15;
     const text = new TextDecoder().decode(new Uint8Array(memory.buffer, base, 11));

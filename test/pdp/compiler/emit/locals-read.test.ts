@@ -36,7 +36,10 @@ function scans(blocks: Block[]): ScanStmt[] {
 }
 
 test("a Scan's key and value count as read exactly when the body uses them", () => {
-  const policy = plan(check([parseModule(SOURCE, "t.rego")]), ["values", "keys", "pairs", "neither"].map((r) => ({ name: `t/${r}` })));
+  const policy = plan(
+    check([parseModule(SOURCE, "t.rego")]),
+    ["values", "keys", "pairs", "neither"].map((r) => ({ name: `t/${r}` })),
+  );
   const bound = (rule: string): Array<[boolean, boolean]> => {
     const f = policy.funcs.find((fn) => fn.name === `data.t.${rule}`)!;
     const read = localsRead(f.blocks);
@@ -54,5 +57,13 @@ test("what the scans compute is unchanged", async () => {
   policy.setData({});
   const input = { xs: ["a", "b", "c"], obj: { y: 2, x: 1 } };
   const results = entrypoints.map((e) => (policy.evaluate(input, e) as Array<{ result: unknown }>)[0].result);
-  expect(results).toEqual([["a", "b", "c"], [0, 1, 2], [["x", 1], ["y", 2]], 3]);
+  expect(results).toEqual([
+    ["a", "b", "c"],
+    [0, 1, 2],
+    [
+      ["x", 1],
+      ["y", 2],
+    ],
+    3,
+  ]);
 });

@@ -31,9 +31,7 @@ function valueOf(body: string): string {
 test("array, set and object comprehensions with an infix head term are rejected as in OPA", () => {
   expect(errorsOf("[x * 2 | x := 1]")).toEqual(['m.rego:3:18: rego_parse_error: unexpected assign token: expected "," or "]"']);
   expect(errorsOf("{x + 1 | x := 1}")).toEqual(["m.rego:3:18: rego_parse_error: unexpected assign token: non-terminated set"]);
-  expect(errorsOf('{"k": x + 1 | x := 1}')).toEqual([
-    "m.rego:3:23: rego_parse_error: unexpected assign token: non-terminated object",
-  ]);
+  expect(errorsOf('{"k": x + 1 | x := 1}')).toEqual(["m.rego:3:23: rego_parse_error: unexpected assign token: non-terminated object"]);
 });
 
 test("as a rule value, OPA also reports the missing value term", () => {

@@ -33,8 +33,7 @@ const cases: Array<{ file: string; c: Case }> = yamlFiles(ROOT).flatMap((file) =
   ((parseYaml(readFileSync(file, "utf8")) as { cases?: Case[] }).cases ?? []).map((c) => ({ file, c })),
 );
 
-const expectsParseError = (c: Case): boolean =>
-  c.want_error_code === "rego_parse_error" || (c.want_error ?? "").includes("rego_parse_error");
+const expectsParseError = (c: Case): boolean => c.want_error_code === "rego_parse_error" || (c.want_error ?? "").includes("rego_parse_error");
 
 /** Every source text of a case, with the parser for it. */
 function sources(c: Case): Array<() => unknown> {

@@ -17,27 +17,72 @@ function lexError(src: string): string {
 describe("lex", () => {
   it("cuts operators greedily and knows the v1 keywords", () => {
     expect(kinds("a:=b==c!=d<=e>=f<g>h=i:j")).toEqual([
-      "ident", ":=", "ident", "==", "ident", "!=", "ident", "<=", "ident", ">=", "ident",
-      "<", "ident", ">", "ident", "=", "ident", ":", "ident", "eof",
+      "ident",
+      ":=",
+      "ident",
+      "==",
+      "ident",
+      "!=",
+      "ident",
+      "<=",
+      "ident",
+      ">=",
+      "ident",
+      "<",
+      "ident",
+      ">",
+      "ident",
+      "=",
+      "ident",
+      ":",
+      "ident",
+      "eof",
     ]);
-    expect(kinds("if contains in every some not with as else default import package null true false x"))
-      .toEqual(["if", "contains", "in", "every", "some", "not", "with", "as", "else", "default",
-        "import", "package", "null", "true", "false", "ident", "eof"]);
+    expect(kinds("if contains in every some not with as else default import package null true false x")).toEqual([
+      "if",
+      "contains",
+      "in",
+      "every",
+      "some",
+      "not",
+      "with",
+      "as",
+      "else",
+      "default",
+      "import",
+      "package",
+      "null",
+      "true",
+      "false",
+      "ident",
+      "eof",
+    ]);
     expect(kinds("__local0__ _ x1")).toEqual(["ident", "ident", "ident", "eof"]);
   });
 
   it("flags whitespace and newlines before a token, comments included", () => {
     const toks = lex("a.b [c]\nd # note\ne", "f.rego");
     expect(toks.map((t) => [t.text, t.ws, t.nl])).toEqual([
-      ["a", false, false], [".", false, false], ["b", false, false], ["[", true, false],
-      ["c", false, false], ["]", false, false], ["d", true, true], ["e", true, true], ["", false, false],
+      ["a", false, false],
+      [".", false, false],
+      ["b", false, false],
+      ["[", true, false],
+      ["c", false, false],
+      ["]", false, false],
+      ["d", true, true],
+      ["e", true, true],
+      ["", false, false],
     ]);
   });
 
   it("positions tokens at 1-based row and column, counting code points", () => {
     const toks = lex('x\n  "é😀" y\n\tz', "f.rego");
     expect(toks.map((t) => [t.text, t.row, t.col])).toEqual([
-      ["x", 1, 1], ['"é😀"', 2, 3], ["y", 2, 8], ["z", 3, 2], ["", 3, 3],
+      ["x", 1, 1],
+      ['"é😀"', 2, 3],
+      ["y", 2, 8],
+      ["z", 3, 2],
+      ["", 3, 3],
     ]);
   });
 

@@ -136,12 +136,17 @@ describe("rules", () => {
 
   it("parses else chains", () => {
     const [w] = mod("w := 1 if { false } else := 2 if { false } else = 3 if { true } else if { true } else := 5 if x\nelse := 6").rules;
-    expect(printRule(w)).toBe(
-      "w := 1 if { false } else := 2 if { false } else = 3 if { true } else if { true } else := 5 if { x } else := 6",
-    );
+    expect(printRule(w)).toBe("w := 1 if { false } else := 2 if { false } else = 3 if { true } else if { true } else := 5 if { x } else := 6");
     const chain: Rule[] = [];
     for (let r: Rule | null = w; r; r = r.else) chain.push(r);
-    expect(chain.map((r) => [r.loc.row, r.loc.col])).toEqual([[2, 1], [2, 21], [2, 44], [2, 65], [2, 82], [3, 1]]);
+    expect(chain.map((r) => [r.loc.row, r.loc.col])).toEqual([
+      [2, 1],
+      [2, 21],
+      [2, 44],
+      [2, 65],
+      [2, 82],
+      [3, 1],
+    ]);
     expect(chain[3].head.value).toBeNull();
     expect(chain[5].body).toEqual([]);
     expect(mod("f(x) := 1 if { x } else := 2").rules[0].else?.head.args).toEqual([expect.objectContaining({ name: "x" })]);

@@ -61,7 +61,7 @@ describe("OPA parser_test.go cases", () => {
     ["[z,x|y,a]", "[z, or(x, y), a]"],
     ["{x|y,}", "{or(x, y)}"],
     ["{x:y|z,a:b}", "{x: or(y, z), a: b}"],
-    ["{, 1 | 1: \"bar\"}", '{or(1, 1): "bar"}'],
+    ['{, 1 | 1: "bar"}', '{or(1, 1): "bar"}'],
     ["{ a: b+c | d }", "{a: or(plus(b, c), d)}"],
     ["[ 1 + 2 | 3 ]", "[or(plus(1, 2), 3)]"],
     ["{ 1+2: 3 | 4}", "{plus(1, 2): 3 | 4}"],
@@ -75,8 +75,25 @@ describe("OPA parser_test.go cases", () => {
   });
 
   it.each([
-    "03", "-03", "6abc", "6d7", "'a string'", "0[0]", '"foo".bar', "foo.", "foo[].bar", "foo[1,2]", "bar(..",
-    "{a:1,,b:2}", "[a,,b]", "{a,,}", "{foo bar}", "set(", "[foo bar]", "{x|!!!}", "墳",
+    "03",
+    "-03",
+    "6abc",
+    "6d7",
+    "'a string'",
+    "0[0]",
+    '"foo".bar',
+    "foo.",
+    "foo[].bar",
+    "foo[1,2]",
+    "bar(..",
+    "{a:1,,b:2}",
+    "[a,,b]",
+    "{a,,}",
+    "{foo bar}",
+    "set(",
+    "[foo bar]",
+    "{x|!!!}",
+    "墳",
   ])("rejects term %s", (src) => {
     expect(() => parseTerm(src, "t")).toThrow(CompileErrors);
   });
@@ -190,7 +207,7 @@ describe("OPA parser_test.go cases", () => {
       'p := internal.template_string(["a", "1", {$tmpl0 | eq($tmpl0, x)}, {$tmpl1 | eq($tmpl1, {y | assign(y, x)})}, "b{"])',
     ]);
     // Text alone (scalars included) is a constant string.
-    expect(rulesOf("p := $`{\"}\"}{true}\\n`")).toEqual(['p := "}true\\\\n"']);
+    expect(rulesOf('p := $`{"}"}{true}\\n`')).toEqual(['p := "}true\\\\n"']);
     expect(modErrors('p := $"{some x in y}"')[0]).toBe("m.rego:2:9: rego_parse_error: unexpected 'some' in template-string expression");
     expect(modErrors('p := $"{1"')[0]).toBe("m.rego:2:10: rego_parse_error: non-terminated string");
   });

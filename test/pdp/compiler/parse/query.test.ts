@@ -67,7 +67,12 @@ describe("terms", () => {
     expect(t('a.b[c]["d"]')).toBe("a.b[c].d");
     expect(parseTerm('a.b[c]["d"]', "t")).toMatchObject({
       type: "ref",
-      terms: [{ type: "var", name: "a" }, { type: "string", value: "b" }, { type: "var", name: "c" }, { type: "string", value: "d" }],
+      terms: [
+        { type: "var", name: "a" },
+        { type: "string", value: "b" },
+        { type: "var", name: "c" },
+        { type: "string", value: "d" },
+      ],
     });
     expect(t("data")).toBe("data");
     expect(parseTerm("input", "t").type).toBe("ref");
@@ -125,7 +130,7 @@ describe("expressions", () => {
 
   it("treats [1, 2] = [a, b] and [a, b] := arr as eq / assign", () => {
     expect(q("[a, b] := arr")).toBe("assign([a, b], arr)");
-    expect(q("{\"k\": v} = o")).toBe('eq({"k": v}, o)');
+    expect(q('{"k": v} = o')).toBe('eq({"k": v}, o)');
   });
 });
 

@@ -106,9 +106,9 @@ p = [s, o, level]`;
     expect(await valueOf('package t\np { re_match("^a+$", "aaa"); net.cidr_overlap("10.0.0.0/8", "10.1.2.3") }')).toBe(true);
     expect(await valueOf('package t\np { re_match("^a+$", "b") }')).toBeUndefined();
     expect(() => compile([{ file: "t.rego", source: 'package t\np if re_match("a", "a")' }], { entrypoints: ["t/p"] })).toThrow(/undefined function re_match/);
-    expect(() => compile([{ file: "t.rego", source: 'package t\nimport rego.v1\np if re_match("a", "a")' }], { entrypoints: ["t/p"], regoVersion: "v0" })).toThrow(
-      /undefined function re_match/,
-    );
+    expect(() =>
+      compile([{ file: "t.rego", source: 'package t\nimport rego.v1\np if re_match("a", "a")' }], { entrypoints: ["t/p"], regoVersion: "v0" }),
+    ).toThrow(/undefined function re_match/);
   });
 
   it("a user function named like a deprecated builtin is the user's", async () => {
@@ -124,7 +124,9 @@ describe("v1's compile checks, skipped for v0 modules", () => {
     expect(build("package t\ninput := 1\np := true", "v1")).toThrow("t.rego:2:1: rego_compile_error: rules must not shadow input (use a different rule name)");
     expect(build("package t\nf(data) := 1\np := true", "v1")).toThrow("rego_compile_error: args must not shadow data (use a different variable name)");
     expect(build("package t\np { input := 1; input == 1 }", "v0")).not.toThrow();
-    expect(build("package t\np if { input := 1; input == 1 }", "v1")).toThrow("t.rego:2:8: rego_compile_error: variables must not shadow input (use a different variable name)");
+    expect(build("package t\np if { input := 1; input == 1 }", "v1")).toThrow(
+      "t.rego:2:8: rego_compile_error: variables must not shadow input (use a different variable name)",
+    );
     expect(build("package t\nimport rego.v1\np if { input := 1; input == 1 }", "v0")).toThrow("rego_compile_error: variables must not shadow input");
   });
 

@@ -58,7 +58,8 @@ test("functions take input, data and their args; outputs must agree", () => {
   const s = stmts(f.blocks);
   expect(s.some((x) => x.type === "MemoGet")).toBe(false);
   expect(s.find((x) => x.type === "AssignVarOnce")).toMatchObject({
-    message: "eval_conflict_error: functions must not produce multiple outputs for same inputs (function data.a.f produced conflicting values for the same inputs)",
+    message:
+      "eval_conflict_error: functions must not produce multiple outputs for same inputs (function data.a.f produced conflicting values for the same inputs)",
   });
   expect(s.find((x) => x.type === "Call")).toMatchObject({ func: "bi_plus" });
 });
@@ -71,7 +72,7 @@ test("a package entrypoint builds the virtual document: base data merged with ru
 });
 
 test("query entrypoints report each query var per solution", () => {
-  const p = policyOf(["package a\np := {\"k\": 1}"], [{ name: "q", query: parseQuery("data.a.p[k] = v", "q") }]);
+  const p = policyOf(['package a\np := {"k": 1}'], [{ name: "q", query: parseQuery("data.a.p[k] = v", "q") }]);
   const s = stmts(p.plans[0]!.blocks);
   expect(s.some((x) => x.type === "Scan")).toBe(true);
   const keys = s.filter((x) => x.type === "MakeString").map((x) => p.strings[(x as { index: number }).index]);
@@ -79,10 +80,7 @@ test("query entrypoints report each query var per solution", () => {
 });
 
 test("`with` opens a memo frame and re-plans callees under a builtin mock", () => {
-  const p = policyOf(
-    ["package a\np if { q with count as 7 }\nq if count([]) == 7"],
-    [{ name: "a/p" }],
-  );
+  const p = policyOf(["package a\np if { q with count as 7 }\nq if count([]) == 7"], [{ name: "a/p" }]);
   // q is only ever called under the mock, so only that variant exists.
   expect(p.funcs.map((f) => f.name)).toEqual(["data.a.p", "data.a.q"]);
   const mocked = p.funcs[1]!;

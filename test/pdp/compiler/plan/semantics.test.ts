@@ -42,19 +42,15 @@ test("else chains: the first body that succeeds wins", async () => {
 });
 
 test("conflicts abort with OPA's messages", async () => {
-  await expect(run(["package t\np := x if x := [1, 2][_]"], "data.t.p = x")).rejects.toThrow(
-    /complete rules must not produce multiple outputs/,
-  );
-  await expect(run(["package t\np[k] := v if { k := \"a\"; v := [1, 2][_] }"], "data.t.p = x")).rejects.toThrow(
-    /object keys must be unique/,
-  );
+  await expect(run(["package t\np := x if x := [1, 2][_]"], "data.t.p = x")).rejects.toThrow(/complete rules must not produce multiple outputs/);
+  await expect(run(['package t\np[k] := v if { k := "a"; v := [1, 2][_] }'], "data.t.p = x")).rejects.toThrow(/object keys must be unique/);
   await expect(run(["package t\nf(_) := v if v := [1, 2][_]\np := f(0)"], "data.t.p = x")).rejects.toThrow(
     /functions must not produce multiple outputs for same inputs/,
   );
 });
 
 test("ref heads build nested objects merged across rules", async () => {
-  const m = ["package t\na.b.c := 1\na.b.d := 2\np[x].y := x if some x in [\"u\", \"v\"]"];
+  const m = ['package t\na.b.c := 1\na.b.d := 2\np[x].y := x if some x in ["u", "v"]'];
   expect(await run(m, "data.t.a = x")).toEqual([{ x: { b: { c: 1, d: 2 } } }]);
   expect(await run(m, "data.t.p = x")).toEqual([{ x: { u: { y: "u" }, v: { y: "v" } } }]);
 });
@@ -84,21 +80,17 @@ test("with: input, data (base and virtual), functions and builtins, transitively
   ];
   expect(await run(m, "data.t.a = a; data.t.b = b; data.t.c = c; data.t.d = d")).toEqual([{ a: 7, b: 9, c: 42, d: 100 }]);
   // Outside the `with`, the originals are back (memo frames are separate).
-  expect(await run([m[0] + "\ne := [q, y] if y := q with input.v as 1"], "data.t.e = x", { input: { v: 2 } })).toEqual([
-    { x: [2, 1] },
-  ]);
+  expect(await run([m[0] + "\ne := [q, y] if y := q with input.v as 1"], "data.t.e = x", { input: { v: 2 } })).toEqual([{ x: [2, 1] }]);
 });
 
 test("comprehensions close over outer vars; object comprehension keys must be unique", async () => {
   const m = ["package t\np := ys if { n := 2; ys := [y | x := [1, 2][_]; y := x * n] }"];
   expect(await run(m, "data.t.p = x")).toEqual([{ x: [2, 4] }]);
-  await expect(run(["package t\np := {k: v | v := [1, 2][_]; k := \"a\"}"], "data.t.p = x")).rejects.toThrow(
-    /object keys must be unique/,
-  );
+  await expect(run(['package t\np := {k: v | v := [1, 2][_]; k := "a"}'], "data.t.p = x")).rejects.toThrow(/object keys must be unique/);
 });
 
 test("unification with patterns on either side and output arguments", async () => {
-  const m = ["package t\np := [a, b] if { [a, {\"k\": b}] = input.v }\nq := n if count([1, 2, 3], n)"];
+  const m = ['package t\np := [a, b] if { [a, {"k": b}] = input.v }\nq := n if count([1, 2, 3], n)'];
   expect(await run(m, "data.t.p = x", { input: { v: [1, { k: 2 }] } })).toEqual([{ x: [1, 2] }]);
   expect(await run(m, "data.t.q = x")).toEqual([{ x: 3 }]);
 });
@@ -137,7 +129,9 @@ same := {k: k | some x in input.nums; k := x % 3}`,
     const sortRego = (vs: unknown[]) => [...new Set(vs.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v) as unknown);
     const [{ x: s }] = (await run(m, "data.t.s = x", { input: { xs } })) as Array<{ x: unknown[] }>;
     // Rego's order: null < booleans < numbers < strings < arrays; strings by code point.
-    const want = sortRego(xs).sort((a, b) => rank(a) - rank(b) || (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a > b ? 1 : 0) : (a as number) - (b as number)));
+    const want = sortRego(xs).sort(
+      (a, b) => rank(a) - rank(b) || (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a > b ? 1 : 0) : (a as number) - (b as number)),
+    );
     expect(s).toEqual(want);
     expect(await run(m, "data.t.o = x", { input: { obj } })).toEqual([{ x: obj }]);
     if (n <= 40) {

@@ -35,9 +35,7 @@ test("every [path, value] pair, the root first with path [], arrays by index", a
 test("collecting all paths of an object", async () => {
   const m = "package t\npaths contains p if walk(input, [p, _])";
   const [res] = (await run(m, "x = data.t.paths", DOC)) as Array<{ x: unknown[] }>;
-  expect(res!.x).toEqual(
-    expect.arrayContaining([[], ["a"], ["a", "b"], ["a", "b", 0], ["a", "b", 1], ["a", "b", 1, "c"], ["d"]]),
-  );
+  expect(res!.x).toEqual(expect.arrayContaining([[], ["a"], ["a", "b"], ["a", "b", 0], ["a", "b", 1], ["a", "b", 1, "c"], ["d"]]));
   expect(res!.x).toHaveLength(7);
 });
 
@@ -45,10 +43,10 @@ test("finding a key at any depth; patterns in the output argument filter pairs",
   const m = [
     "package t",
     "# every value stored under a key named c, at any depth",
-    "cs contains v if { walk(input, [p, v]); p[count(p) - 1] == \"c\" }",
+    'cs contains v if { walk(input, [p, v]); p[count(p) - 1] == "c" }',
     "# pattern: only pairs whose path has exactly two segments",
     "two contains [a, b] if walk(input, [[a, b], _])",
-    "has_c if { some p; walk(input, [p, 2]); p[_] == \"c\" }",
+    'has_c if { some p; walk(input, [p, 2]); p[_] == "c" }',
   ].join("\n");
   expect(await run(m, "x = data.t.cs", DOC)).toEqual([{ x: [2] }]);
   expect(await run(m, "x = data.t.two", DOC)).toEqual([{ x: [["a", "b"]] }]);
@@ -57,11 +55,7 @@ test("finding a key at any depth; patterns in the output argument filter pairs",
 });
 
 test("`[p, v] := ...` and `x := walk(y)`: a call term iterates too", async () => {
-  const m = [
-    "package t",
-    "a contains p if { [p, v] := walk(input); v == 1 }",
-    "b contains x if x := walk(input)",
-  ].join("\n");
+  const m = ["package t", "a contains p if { [p, v] := walk(input); v == 1 }", "b contains x if x := walk(input)"].join("\n");
   expect(await run(m, "x = data.t.a", { k: 1, l: [1] })).toEqual([{ x: [["k"], ["l", 0]] }]);
   expect(await run(m, "x = data.t.b", 7)).toEqual([{ x: [[[], 7]] }]);
 });
@@ -74,7 +68,7 @@ test("without an output argument the call succeeds once per pair, as in OPA's to
 test("sets: the element itself is the path segment; scalars give the root pair only", async () => {
   const m = "package t\nps := {p | walk(input.s, [p, _])}\nr := [v | walk(5, [_, v])]";
   expect(await run(m, "x = data.t.r")).toEqual([{ x: [5] }]);
-  const m2 = "package t\nps := [p | walk({\"a\", \"b\"}, [p, _])]";
+  const m2 = 'package t\nps := [p | walk({"a", "b"}, [p, _])]';
   expect(await run(m2, "x = data.t.ps")).toEqual([{ x: [[], ["a"], ["b"]] }]);
   // A comprehension over an undefined document is empty, not undefined.
   expect(await run(m, "x = data.t.ps")).toEqual([{ x: [] }]);
@@ -84,9 +78,9 @@ test("under `with`: replaced input, and walk mocked by a value or a function", a
   const m = [
     "package t",
     "keys contains k if walk(input, [[k], _])",
-    "a := x if x := keys with input as {\"m\": 1, \"n\": 2}",
-    "b := ps if ps := [p | walk(input, [p, _])] with walk as [[\"fake\"], 0]",
-    "fake(_) := [[\"f\"], 1]",
+    'a := x if x := keys with input as {"m": 1, "n": 2}',
+    'b := ps if ps := [p | walk(input, [p, _])] with walk as [["fake"], 0]',
+    'fake(_) := [["f"], 1]',
     "c := vs if vs := [v | walk(input, [_, v])] with walk as fake",
   ].join("\n");
   expect(await run(m, "x = data.t.a", { z: 0 })).toEqual([{ x: ["m", "n"] }]);

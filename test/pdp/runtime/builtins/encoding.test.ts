@@ -84,8 +84,7 @@ describe("urlquery", () => {
     expect(s.call("urlquery.encode_object", "a")).toBeUndefined();
   });
   test("decode_object", () => {
-    expect(s.call("urlquery.decode_object", "a=value_a1&b=value_b&a=value_a2"))
-      .toEqual({ a: ["value_a1", "value_a2"], b: ["value_b"] });
+    expect(s.call("urlquery.decode_object", "a=value_a1&b=value_b&a=value_a2")).toEqual({ a: ["value_a1", "value_a2"], b: ["value_b"] });
     expect(s.call("urlquery.decode_object", "a=value_a1&b")).toEqual({ a: ["value_a1"], b: [""] });
     expect(s.call("urlquery.decode_object", "")).toEqual({});
     expect(s.call("urlquery.decode_object", "&&x=1+2&=y")).toEqual({ x: ["1 2"], "": ["y"] });

@@ -18,8 +18,8 @@ const q = (s: string): string => JSON.stringify(s);
 test("json.marshal", () => {
   expect(call("json.marshal", '[{"foo": {1, 2, 3}}]')).toBe(q('[{"foo":[1,2,3]}]'));
   expect(call("json.marshal", '{"b": 1, "a": null, 2: true, [1]: "x"}')).toBe(q('{"2":true,"[1]":"x","a":null,"b":1}'));
-  expect(call("json.marshal", '{10: 1, 9: 2}')).toBe(q('{"10":1,"9":2}')); // Go sorts the key strings
-  expect(call("json.marshal", q("<a&b>\u2028\n\t\u0001\"\\"))).toBe(q('"\\u003ca\\u0026b\\u003e\\u2028\\n\\t\\u0001\\"\\\\"'));
+  expect(call("json.marshal", "{10: 1, 9: 2}")).toBe(q('{"10":1,"9":2}')); // Go sorts the key strings
+  expect(call("json.marshal", q('<a&b>\u2028\n\t\u0001"\\'))).toBe(q('"\\u003ca\\u0026b\\u003e\\u2028\\n\\t\\u0001\\"\\\\"'));
   expect(call("json.marshal", q("é\u{1F600}"))).toBe(q('"é\u{1F600}"'));
   expect(call("json.marshal", "1.5")).toBe(q("1.5"));
 });
@@ -111,7 +111,9 @@ test("json.patch on sets (jsonpatch/set)", () => {
     '{"bar": {"a", "c", "d"}, "foo": {"b"}}',
   );
   expect(call("json.patch", "{[1]}", '[{"op": "add", "path": [[1], 1], "value": 2}]')).toBe("{[1, 2]}");
-  expect(call("json.patch", "{[0], \"a\"}", '[{"op": "add", "path": [[0], 1], "value": 1}, {"op": "add", "path": [[0, 1], 2], "value": 3}]')).toBe('{"a", [0, 1, 3]}');
+  expect(call("json.patch", '{[0], "a"}', '[{"op": "add", "path": [[0], 1], "value": 1}, {"op": "add", "path": [[0, 1], 2], "value": 3}]')).toBe(
+    '{"a", [0, 1, 3]}',
+  );
   expect(call("json.patch", "[1, 2, 3]", '[{"op": "add", "path": "1.2", "value": "foo"}]')).toBeUndefined();
 });
 
@@ -162,7 +164,11 @@ describe("conformance: jsonpatch/json_patch_tests", () => {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === "object") {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }

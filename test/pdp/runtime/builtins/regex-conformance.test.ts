@@ -14,9 +14,7 @@ const FAMILIES = ["regexmatch", "regexfind", "regexisvalid", "regexreplace", "re
 
 test("regex and glob conformance cases pass end to end", async () => {
   ensureRuntimeBuilt();
-  const cases = loadCases(conformanceCasesDir()).filter((c) =>
-    FAMILIES.includes(c.family),
-  );
+  const cases = loadCases(conformanceCasesDir()).filter((c) => FAMILIES.includes(c.family));
   expect(cases).toHaveLength(61);
   const wasm = readFileSync(RUNTIME_WASM);
   const failures: string[] = [];

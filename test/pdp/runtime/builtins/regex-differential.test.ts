@@ -34,10 +34,11 @@ function rng(seed: number): () => number {
 }
 
 function genPattern(r: () => number, depth: number, inRepeat: boolean, st: { caps: number; capInRepeat: boolean }): string {
-  const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
+  const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
   const atom = (): string => {
     const k = r();
-    if (depth > 2 || k < 0.45) return pick(["a", "b", "c", ".", "[ab]", "[^a]", "\\d", "\\w", "\\W", "x", "é", "😀", "[a-c]", "\\b", "\\B", "^", "$", "(?i:A)", "[[:alpha:]]"]);
+    if (depth > 2 || k < 0.45)
+      return pick(["a", "b", "c", ".", "[ab]", "[^a]", "\\d", "\\w", "\\W", "x", "é", "😀", "[a-c]", "\\b", "\\B", "^", "$", "(?i:A)", "[[:alpha:]]"]);
     if (k < 0.7) {
       st.caps++;
       if (inRepeat) st.capInRepeat = true;

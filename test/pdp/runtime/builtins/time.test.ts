@@ -15,8 +15,7 @@ afterEach(() => rt.reset());
 /** Argument: a JS value, or exact JSON text when given as `{ text }`. */
 type Arg = unknown;
 const text = (t: string) => ({ text: t });
-const toValue = (a: Arg): number =>
-  a !== null && typeof a === "object" && "text" in (a as object) ? rt.valueText((a as { text: string }).text) : rt.value(a);
+const toValue = (a: Arg): number => (a !== null && typeof a === "object" && "text" in (a as object) ? rt.valueText((a as { text: string }).text) : rt.value(a));
 
 /** Calls time.<name>; the result's JSON text, or undefined. */
 function call(name: string, ...args: Arg[]): string | undefined {
@@ -89,9 +88,7 @@ describe("time.parse_ns", () => {
     expect(call("parse_ns", "January 2, 2006 15:04:05.000", "march 5, 2020 10:11:12.345")).toBe(ns("2020-03-05T10:11:12.345Z"));
     expect(call("parse_ns", "15:04:05.000 2006-01-02", "10:11:12.34 2020-01-01")).toBeUndefined(); // .000 needs 3 digits
     expect(call("parse_ns", "2006-01-02 15:04:05", "2020-01-01 10:11:12.75")).toBe(ns("2020-01-01T10:11:12.750Z"));
-    expect(call("parse_ns", "2006-01-02 15:04:05 -07:00:00", "2020-01-01 10:00:00 +01:30:15")).toBe(
-      ns("2020-01-01T08:29:45Z"),
-    );
+    expect(call("parse_ns", "2006-01-02 15:04:05 -07:00:00", "2020-01-01 10:00:00 +01:30:15")).toBe(ns("2020-01-01T08:29:45Z"));
   });
   test("mismatches are undefined", () => {
     expect(call("parse_ns", "2006-01-02", "2020-01-02 extra")).toBeUndefined();
@@ -133,9 +130,23 @@ describe("time.parse_duration_ns", () => {
     expect(call("parse_duration_ns", d)).toBe(want);
   });
   test.each([
-    "", "1", "1d", ".s", "-", "s", ".", "-.", "+.s", "1h-2m", "3000000h",
-    "9223372036854775808ns", "9223372036854775810ns", "-9223372036854775809ns", "9223372036854776us",
-    "9223372036854775.808us", "9223372036854ms775us808ns",
+    "",
+    "1",
+    "1d",
+    ".s",
+    "-",
+    "s",
+    ".",
+    "-.",
+    "+.s",
+    "1h-2m",
+    "3000000h",
+    "9223372036854775808ns",
+    "9223372036854775810ns",
+    "-9223372036854775809ns",
+    "9223372036854776us",
+    "9223372036854775.808us",
+    "9223372036854ms775us808ns",
   ])("%s is undefined", (d) => {
     expect(call("parse_duration_ns", d)).toBeUndefined();
   });
@@ -215,9 +226,7 @@ describe("time.format", () => {
   test("conformance values", () => {
     expect(call("format", text("1670006453141828752"))).toBe('"2022-12-02T18:40:53.141828752Z"');
     const kolkata = (layout?: string) =>
-      rt.jsonText(
-        rt.call("bi_time_format", rt.valueText(`[1670006453141828752, "Asia/Kolkata"${layout === undefined ? "" : `, ${JSON.stringify(layout)}`}]`)),
-      );
+      rt.jsonText(rt.call("bi_time_format", rt.valueText(`[1670006453141828752, "Asia/Kolkata"${layout === undefined ? "" : `, ${JSON.stringify(layout)}`}]`)));
     expect(kolkata()).toBe('"2022-12-03T00:10:53.141828752+05:30"');
     expect(kolkata("Mon Jan 02 15:04:05 -0700 2006")).toBe('"Sat Dec 03 00:10:53 +0530 2022"');
     expect(kolkata("RFC1123Z")).toBe('"Sat, 03 Dec 2022 00:10:53 +0530"');
@@ -370,9 +379,14 @@ describe("Go's format_test.go tables", () => {
   });
 
   test.each([
-    ["Thu Jan 99 21:00:57 2010", false], ["Thu Jan 31 21:00:57 2010", true], ["Thu Jan 32 21:00:57 2010", false],
-    ["Thu Feb 29 21:00:57 2012", true], ["Thu Feb 29 21:00:57 2010", false], ["Thu Apr 31 21:00:57 2010", false],
-    ["Thu Dec 31 21:00:57 2010", true], ["Thu Dec 00 21:00:57 2010", false],
+    ["Thu Jan 99 21:00:57 2010", false],
+    ["Thu Jan 31 21:00:57 2010", true],
+    ["Thu Jan 32 21:00:57 2010", false],
+    ["Thu Feb 29 21:00:57 2012", true],
+    ["Thu Feb 29 21:00:57 2010", false],
+    ["Thu Apr 31 21:00:57 2010", false],
+    ["Thu Dec 31 21:00:57 2010", true],
+    ["Thu Dec 00 21:00:57 2010", false],
   ])("ANSIC day range %s", (value, ok) => {
     expect(call("parse_ns", "ANSIC", value) !== undefined).toBe(ok);
   });

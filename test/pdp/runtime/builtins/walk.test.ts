@@ -15,9 +15,7 @@ test("scalars: only the root pair", () => {
 });
 
 test("nested arrays and objects, depth first", () => {
-  expect(call("walk", '{"b": [true], "a": 1}')).toBe(
-    '[[[], {"a": 1, "b": [true]}], [["a"], 1], [["b"], [true]], [["b", 0], true]]',
-  );
+  expect(call("walk", '{"b": [true], "a": 1}')).toBe('[[[], {"a": 1, "b": [true]}], [["a"], 1], [["b"], [true]], [["b", 0], true]]');
   expect(call("walk", "[[1], 2]")).toBe("[[[], [[1], 2]], [[0], [1]], [[0, 0], 1], [[1], 2]]");
 });
 
