@@ -15,7 +15,7 @@ PORTCULLIS := node bin/portcullis.js
 # A V8 flag: it can only be given on node's command line.
 SERVICE_NODE := node --single-threaded-gc
 
-.PHONY: all install build run lint test conformance bench bench-pdp bench-api bench-peers bench-rules bench-rss bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop bench-cluster
+.PHONY: all install build run lint format test conformance bench bench-pdp bench-api bench-peers bench-rules bench-rss bench-eval clean postgres-start postgres-stop redis-start redis-stop cluster cluster-stop bench-cluster
 
 all: build
 
@@ -61,9 +61,15 @@ REDIS_SERVICE := scripts/services/redis.sh
 # nginx serves policy bundles to the cluster suites (test/cluster).
 NGINX_SERVICE := scripts/services/nginx.sh
 
-# typescript-eslint's recommended rules (eslint.config.mjs); formatting is not a lint rule.
+# typescript-eslint's recommended rules (eslint.config.mjs), then prettier's layout (.prettierrc.json):
+# a lint finding or an unformatted file fails make test. `make format` rewrites the files.
+FORMATTED := "**/*.{ts,js,mjs,cjs}"
 lint: install
 	npx eslint --max-warnings 0 .
+	npx prettier --check --log-level warn $(FORMATTED)
+
+format: install
+	npx prettier --write --log-level warn $(FORMATTED)
 
 test: build browser lint
 	npx tsc --noEmit -p tsconfig.json

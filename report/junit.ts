@@ -61,7 +61,11 @@ export function junitXml(report: JUnitReport): string {
     for (const tc of suite.cases) {
       const open = `    <testcase name="${attr(tc.name)}" classname="${attr(tc.classname)}"${tc.time === undefined ? "" : ` time="${tc.time.toFixed(3)}"`}`;
       if (tc.failure) {
-        lines.push(`${open}>`, `      <failure message="${attr(tc.failure.message)}" type="${attr(tc.failure.type)}">${text(tc.failure.body)}</failure>`, "    </testcase>");
+        lines.push(
+          `${open}>`,
+          `      <failure message="${attr(tc.failure.message)}" type="${attr(tc.failure.type)}">${text(tc.failure.body)}</failure>`,
+          "    </testcase>",
+        );
       } else if (tc.skipped !== undefined) {
         lines.push(`${open}>`, `      <skipped message="${attr(tc.skipped)}"/>`, "    </testcase>");
       } else {
@@ -90,8 +94,11 @@ function count(cases: JUnitCase[]): { tests: number; failures: number; skipped: 
  * U+FFFE/U+FFFF, and unpaired surrogates), made visible as `\uXXXX`.
  */
 function xmlSafe(s: string): string {
-  // eslint-disable-next-line no-control-regex -- matching the characters XML cannot hold is the point
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  return s.replace(
+    // eslint-disable-next-line no-control-regex -- matching the characters XML cannot hold is the point
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
+  );
 }
 
 function text(s: string): string {
