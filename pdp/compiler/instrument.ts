@@ -109,7 +109,11 @@ function newProbe(probes: Probe[], p: Omit<Probe, "id">): Probe {
 }
 
 function probeExpr(p: Probe): Expr {
-  const loc = p.loc;
+  return internalCallExpr("probe", [{ type: "number", value: String(p.id), loc: p.loc }], p.loc);
+}
+
+/** The expression `internal.<name>(args...)`: a call only compilations for tests insert (probes, test cases). */
+export function internalCallExpr(name: string, args: Term[], loc: Location): Expr {
   return {
     type: "expr",
     kind: "term",
@@ -119,11 +123,11 @@ function probeExpr(p: Probe): Expr {
         type: "ref",
         terms: [
           { type: "var", name: "internal", loc },
-          { type: "string", value: "probe", loc },
+          { type: "string", value: name, loc },
         ],
         loc,
       },
-      args: [{ type: "number", value: String(p.id), loc }],
+      args,
       loc,
     },
     negated: false,

@@ -16,6 +16,7 @@
  */
 import type { Expr, Module, Rule, Term } from "../../../pdp/compiler/ast";
 import { exprVars, termVars } from "../../../pdp/compiler/check/vars";
+import { internalCallExpr } from "../../../pdp/compiler/instrument";
 
 /** The host builtin a parameterized test calls with its case's key parts. */
 export const TEST_CASE_BUILTIN = "internal.test_case";
@@ -108,27 +109,7 @@ function injectTestCase(rule: Rule, prefixLength: number): void {
     below = Math.max(below, first);
   }
   const loc = rule.loc;
-  const call: Expr = {
-    type: "expr",
-    kind: "term",
-    term: {
-      type: "call",
-      op: {
-        type: "ref",
-        terms: [
-          { type: "var", name: "internal", loc },
-          { type: "string", value: "test_case", loc },
-        ],
-        loc,
-      },
-      args: [{ type: "array", items: parts, loc }],
-      loc,
-    },
-    negated: false,
-    with: [],
-    loc,
-  };
-  rule.body.splice(below + 1, 0, call);
+  rule.body.splice(below + 1, 0, internalCallExpr("test_case", [{ type: "array", items: parts, loc }], loc));
 }
 
 function callsTestCase(e: Expr): boolean {
