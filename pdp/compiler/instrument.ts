@@ -16,6 +16,7 @@
  */
 import type { Body, Expr, Location, Term } from "./ast";
 import type { CheckedRule, Program, RuleNode } from "./check";
+import { mapTermParts } from "./check/rewrite";
 
 /** The host builtin every probe calls; the host answers `true`. */
 export const PROBE_BUILTIN = "internal.probe";
@@ -80,26 +81,11 @@ function instrumentExpr(e: Expr, rulePath: string, probes: Probe[]): Expr {
 
 /** Comprehension bodies inside a term get probes too. */
 function instrumentTerm(t: Term, rulePath: string, probes: Probe[]): Term {
-  const term = (x: Term) => instrumentTerm(x, rulePath, probes);
-  const body = (b: Body) => instrumentBody(b, rulePath, false, probes);
-  switch (t.type) {
-    case "ref":
-      return { ...t, terms: t.terms.map(term) };
-    case "call":
-      return { ...t, args: t.args.map(term) };
-    case "array":
-    case "set":
-      return { ...t, items: t.items.map(term) };
-    case "object":
-      return { ...t, items: t.items.map(([k, v]) => [term(k), term(v)] as [Term, Term]) };
-    case "arraycompr":
-    case "setcompr":
-      return { ...t, term: term(t.term), body: body(t.body) };
-    case "objectcompr":
-      return { ...t, key: term(t.key), value: term(t.value), body: body(t.body) };
-    default:
-      return t;
-  }
+  return mapTermParts(
+    t,
+    (x) => instrumentTerm(x, rulePath, probes),
+    (b) => instrumentBody(b, rulePath, false, probes),
+  );
 }
 
 function newProbe(probes: Probe[], p: Omit<Probe, "id">): Probe {
