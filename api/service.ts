@@ -32,7 +32,7 @@ import { sqliteStore } from "../db/sqlite-store";
 import type { DataStore } from "../db/store";
 import { createPdp, type Pdp } from "../pdp";
 import { openDecisionLog, type ManagedDecisionLog } from "../pdp/log";
-import type { ErrorReporter } from "../pdp/log/sink";
+import type { ErrorReporter } from "../pdp/log/sinks/sink";
 import type { Logger } from "../pdp/logger";
 import { createApp, type AppOptions } from "./app";
 import { BackgroundWork, jsonLogger, type ApiDeps, type ApiLogger } from "./deps";

@@ -18,7 +18,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_DB_FILE } from "../db";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
-import { parseSince } from "../pdp/log/query";
+import { parseSince } from "../pdp/log/store/query";
 import { auditQueries, auditSummary, DEFAULT_AUDIT_LIMIT, type AuditOptions, type AuditSummary } from "../report/audit";
 import { auditHtml } from "../report/audit-html";
 import { one, parseArgs, UsageError } from "./args";

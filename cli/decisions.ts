@@ -22,9 +22,9 @@
  */
 import { createPool } from "../db/pg/pool";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
-import { DecisionLogError } from "../pdp/log/errors";
-import { openForRead } from "../pdp/log/store";
-import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, queryDecisionsPg, type DecisionEntry, type DecisionQuery } from "../pdp/log/query";
+import { DecisionLogError } from "../pdp/log/core/errors";
+import { openForRead } from "../pdp/log/store/sqlite-store";
+import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, queryDecisionsPg, type DecisionEntry, type DecisionQuery } from "../pdp/log/store/query";
 import { one, parseArgs, UsageError } from "./args";
 import { auditStore } from "./audit-store";
 import { explainDecision } from "./explain";

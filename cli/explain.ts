@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import type { Probe } from "../pdp/compiler";
 import { loadInstrumented, type InstrumentedBundle } from "../pdp/compiler/instrumented-bundle";
-import type { DecisionEntry } from "../pdp/log/query";
+import type { DecisionEntry } from "../pdp/log/store/query";
 import { UsageError } from "./args";
 import { printable } from "./events";
 

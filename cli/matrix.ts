@@ -48,7 +48,7 @@ import { terminalReport } from "../matrix/report";
 import { runMatrix } from "../matrix/run";
 import { flagsOf, one, parseArgs, UsageError } from "./args";
 import { readDecisions } from "./decisions";
-import type { DecisionEntry } from "../pdp/log/query";
+import type { DecisionEntry } from "../pdp/log/store/query";
 
 export const MATRIX_USAGE =
   "matrix --base-url URL [--json] [--html FILE] [--junit FILE] [--baseline FILE] [--route ID ...] [--all] [--key FILE] [--matrix FILE] [--coverage [--decisions FILE] [--bundle FILE]]";

@@ -20,9 +20,9 @@ import { REDIS_DEFAULTS, REDIS_FAILURE_STANCES, type RedisFailureStance } from "
 import type { RateLimitClass } from "../api/registry/types";
 import { DEFAULT_ENUMERATION } from "../api/security/monitor";
 import { DEFAULT_DB_FILE } from "../db";
-import { DEFAULT_DECISIONS_DB } from "../pdp/log/store";
-import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sqlite-sink";
-import { DEFAULT_COMMIT_TIMEOUT_MS } from "../pdp/log/durable";
+import { DEFAULT_DECISIONS_DB } from "../pdp/log/store/sqlite-store";
+import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sinks/sqlite-sink";
+import { DEFAULT_COMMIT_TIMEOUT_MS } from "../pdp/log/pipelines/durable";
 import { LOG_FAILURE_STANCES, type LogFailureStance } from "../api/trail/config";
 import { MAX_MEMORY_PAGES } from "../pdp/compiler/bundle/memory";
 import type { Kind } from "./check";

@@ -18,7 +18,7 @@
  */
 import { loadInstrumented } from "../pdp/compiler/instrumented-bundle";
 import { DEFAULT_ENTRYPOINT } from "../pdp";
-import type { DecisionEntry } from "../pdp/log/query";
+import type { DecisionEntry } from "../pdp/log/store/query";
 
 export interface RuleRef {
   /** The rule's path, dotted (`data.portcullis.fields.readable`). */

@@ -28,7 +28,7 @@
 import type { SecurityEventFilter } from "../db/security-events";
 import { MAX_EVENTS_LIMIT } from "../db/security-events";
 import type { SecurityEventRow } from "../db/types";
-import type { DecisionEntry, DecisionQuery } from "../pdp/log/query";
+import type { DecisionEntry, DecisionQuery } from "../pdp/log/store/query";
 
 /** Kinds of security events that point at object-level probing: the BOLA/enumeration timeline. */
 export const BOLA_KINDS = ["cross_tenant_id", "cross_owner_id", "enumeration"] as const;

@@ -11,8 +11,8 @@ import { StartupCheckError } from "../../api/registry/check";
 import { ROUTES } from "../../api/registry/routes";
 import { createPdp } from "../../pdp";
 import { createDecisionLog } from "../../pdp/log";
-import { queryDecisions } from "../../pdp/log/query";
-import { openForRead } from "../../pdp/log/store";
+import { queryDecisions } from "../../pdp/log/store/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 let h: Harness;

@@ -19,8 +19,8 @@ import * as net from "node:net";
 import * as path from "node:path";
 import pg from "pg";
 import request from "supertest";
-import { openForRead } from "../../pdp/log/store";
-import { queryDecisions } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../pdp/log/store/query";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 const ACME = { tenant_id: "t_acme" };

@@ -14,8 +14,8 @@
 import * as path from "node:path";
 import request from "supertest";
 import { main } from "../../cli";
-import { openForRead } from "../../pdp/log/store";
-import { queryDecisions, type DecisionEntry, type DecisionQuery } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
+import { queryDecisions, type DecisionEntry, type DecisionQuery } from "../../pdp/log/store/query";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 let h: Harness;

@@ -14,8 +14,8 @@ import * as path from "node:path";
 import { serveCommand } from "../../cli/serve";
 import { tokenCommand } from "../../cli/token";
 import { openDatabase } from "../../db";
-import { openForRead } from "../../pdp/log/store";
-import { queryDecisions } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../pdp/log/store/query";
 import { policyBundle } from "./harness";
 
 function get(port: number, p: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {

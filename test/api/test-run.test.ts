@@ -19,8 +19,8 @@ import request from "supertest";
 import { main } from "../../cli";
 import { DEV_ALGORITHM, loadOrCreateDevKeys } from "../../api/identity/keys";
 import { mintTestRunCredential, TEST_RUN_AUDIENCE, TEST_RUN_TYPE } from "../../api/identity/test-run";
-import { openForRead } from "../../pdp/log/store";
-import { queryDecisions, type DecisionEntry, type DecisionQuery } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
+import { queryDecisions, type DecisionEntry, type DecisionQuery } from "../../pdp/log/store/query";
 import { expectProblem, ISSUER, startHarness, type Harness } from "./harness";
 
 let h: Harness;

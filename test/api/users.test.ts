@@ -6,8 +6,8 @@
  */
 import * as path from "node:path";
 import request from "supertest";
-import { openForRead } from "../../pdp/log/store";
-import { queryDecisions } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../pdp/log/store/query";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
 let h: Harness;

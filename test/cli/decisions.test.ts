@@ -5,8 +5,8 @@
  */
 import * as path from "node:path";
 import { main } from "../../cli";
-import { parseSince } from "../../pdp/log/query";
-import { SqliteSink } from "../../pdp/log/sqlite-sink";
+import { parseSince } from "../../pdp/log/store/query";
+import { SqliteSink } from "../../pdp/log/sinks/sqlite-sink";
 import type { LogEvent } from "../../pdp/log";
 import { tempDir } from "../pdp/log/fixtures";
 

@@ -7,8 +7,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { matrixCommand } from "../../cli/matrix";
-import { openForRead } from "../../pdp/log/store";
-import { queryDecisions } from "../../pdp/log/query";
+import { openForRead } from "../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../pdp/log/store/query";
 import { AUDIENCE, ISSUER } from "../api/harness";
 import { startMatrixServer, type MatrixServer } from "./support";
 

@@ -18,7 +18,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Engine } from "../../../pdp/engine";
-import { parseSince } from "../../../pdp/log/query";
+import { parseSince } from "../../../pdp/log/store/query";
 import { one, parseArgs, UsageError } from "../../args";
 import { readDecisions } from "../../decisions";
 import { format, html } from "./format";

@@ -28,7 +28,7 @@
  */
 import { decide, type DecideDeps } from "../../../pdp/decide";
 import type { Engine } from "../../../pdp/engine";
-import type { DecisionEntry } from "../../../pdp/log/query";
+import type { DecisionEntry } from "../../../pdp/log/store/query";
 import type { Decision, DecisionInput } from "../../../pdp/types";
 import { isStartupCheck } from "../../../report/audit";
 

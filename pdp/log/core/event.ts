@@ -11,7 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { DecisionEvent, DecisionRecord } from "../types";
+import type { DecisionEvent, DecisionRecord } from "../../types";
 
 /** Who emits the events: OPA's `labels` (id and version always, plus configured ones). */
 export interface EventSource {

@@ -14,7 +14,7 @@
  * (token, password, secret, authorization, ...): defence in depth for a
  * bundle without a mask policy, or one that forgot a field.
  */
-import type { DecisionEvent, PolicyEvaluator } from "../types";
+import type { DecisionEvent, PolicyEvaluator } from "../../types";
 import { DecisionLogError, messageOf } from "./errors";
 import { formatPointer, parsePointer, removeAt, upsertAt } from "./pointer";
 

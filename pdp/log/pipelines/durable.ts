@@ -18,9 +18,9 @@
  * worker, in order), and is answered by the worker's `committed` reply
  * covering it, by a timeout, or by the worker's failure.
  */
-import { DecisionLogError } from "./errors";
-import type { Sink } from "./sink";
-import { storeOf, type StoreSink } from "./store-sink";
+import { DecisionLogError } from "../core/errors";
+import type { Sink } from "../sinks/sink";
+import { storeOf, type StoreSink } from "../sinks/store-sink";
 
 export type CommitVerdict = { ok: true } | { ok: false; reason: string };
 

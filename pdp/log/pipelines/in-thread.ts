@@ -10,16 +10,16 @@
  * Used when the log cannot run in a worker (worker-log.ts): a remote sink
  * or a console stream of the caller's, or `worker: false`.
  */
-import type { DecisionRecord, RequestOutcome } from "../types";
-import { DecisionLogError, messageOf } from "./errors";
-import { formatTimestamp, nowNs, type EventSource } from "./event";
+import type { DecisionRecord, RequestOutcome } from "../../types";
+import { DecisionLogError, messageOf } from "../core/errors";
+import { formatTimestamp, nowNs, type EventSource } from "../core/event";
 import { CommitGate, notDurable } from "./durable";
-import type { DecisionLogHealth, DecisionLogStats, LogCore } from "./index";
-import type { MaskOptions } from "./mask";
-import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
-import type { ErrorReporter } from "./sink";
-import { outcomeRowOf } from "./store";
-import { storeOf } from "./store-sink";
+import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../index";
+import type { MaskOptions } from "../core/mask";
+import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./steps";
+import type { ErrorReporter } from "../sinks/sink";
+import { outcomeRowOf } from "../store/sqlite-store";
+import { storeOf } from "../sinks/store-sink";
 
 /** Records queued before the batch runs on the spot (bounds memory under a burst; nothing is dropped). */
 const MAX_QUEUED = 1000;

@@ -11,18 +11,18 @@
  * Every function here reports failures through `onError` and counts them;
  * none throws for a bad record.
  */
-import { newDecisionId } from "../decision-id";
+import { newDecisionId } from "../../decision-id";
 import type { Writable } from "node:stream";
-import type { DecisionRecord, PolicyEvaluator } from "../types";
-import { ConsoleSink } from "./console-sink";
-import { DecisionLogError, messageOf } from "./errors";
-import { buildEvent, snapshotOf, type EventSource } from "./event";
-import { HttpSink, type HttpSinkOptions } from "./http-sink";
-import { maskAndDrop, type LogEvent, type MaskOptions } from "./mask";
-import { PgSink, type PgSinkOptions } from "./pg-sink";
-import type { ErrorReporter, Sink } from "./sink";
-import type { OutcomeRow } from "./store";
-import { SqliteSink, type SqliteSinkOptions } from "./sqlite-sink";
+import type { DecisionRecord, PolicyEvaluator } from "../../types";
+import { ConsoleSink } from "../sinks/console-sink";
+import { DecisionLogError, messageOf } from "../core/errors";
+import { buildEvent, snapshotOf, type EventSource } from "../core/event";
+import { HttpSink, type HttpSinkOptions } from "../sinks/http-sink";
+import { maskAndDrop, type LogEvent, type MaskOptions } from "../core/mask";
+import { PgSink, type PgSinkOptions } from "../sinks/pg-sink";
+import type { ErrorReporter, Sink } from "../sinks/sink";
+import type { OutcomeRow } from "../store/sqlite-store";
+import { SqliteSink, type SqliteSinkOptions } from "../sinks/sqlite-sink";
 
 /** Where each record went; recorded = logged + droppedByPolicy + internalErrors (+ queued). */
 export interface LogCounts {

@@ -1,7 +1,7 @@
 /**
  * Worker bootstrap for running from TypeScript sources (Jest): compiles
  * `.ts` modules with SWC as they are required, then runs worker.ts. The
- * built service never uses this file; it starts dist/pdp/log/worker.js.
+ * built service never uses this file; it starts dist/pdp/log/pipelines/worker.js.
  */
 "use strict";
 const fs = require("node:fs");

@@ -25,17 +25,17 @@
  */
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { BundleRef, DecisionRecord, RequestOutcome } from "../types";
-import { DecisionLogError, messageOf } from "./errors";
-import { formatTimestamp, type EventSource } from "./event";
+import type { BundleRef, DecisionRecord, RequestOutcome } from "../../types";
+import { DecisionLogError, messageOf } from "../core/errors";
+import { formatTimestamp, type EventSource } from "../core/event";
 import { CommitWaiters, DEFAULT_COMMIT_TIMEOUT_MS, notDurable } from "./durable";
-import type { DecisionLogHealth, DecisionLogStats, LogCore } from "./index";
-import { createLocalDecisionLog, RecordQueue } from "./local-log";
-import { maskAndDrop, type MaskOptions } from "./mask";
-import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./pipeline";
-import type { ErrorReporter } from "./sink";
-import { openForAppend, outcomeRowOf } from "./store";
-import { STORE_SINKS } from "./store-sink";
+import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../index";
+import { createLocalDecisionLog, RecordQueue } from "./in-thread";
+import { maskAndDrop, type MaskOptions } from "../core/mask";
+import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./steps";
+import type { ErrorReporter } from "../sinks/sink";
+import { openForAppend, outcomeRowOf } from "../store/sqlite-store";
+import { STORE_SINKS } from "../sinks/store-sink";
 import type { WorkerInit } from "./worker";
 import { allocateRing, RecordBuffer, RingWriter } from "./ring";
 import { EventRecords, WorkerStats, type EncodedEvent, type FromWorker, type ToWorker } from "./worker-protocol";

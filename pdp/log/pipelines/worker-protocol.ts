@@ -3,11 +3,11 @@
  * (worker.ts) tell each other, and the shared-memory layout of the worker's
  * counters.
  */
-import type { DecisionRecord } from "../types";
+import type { DecisionRecord } from "../../types";
 import { RecordWriter, type RecordReader } from "./ring";
-import type { LogCounts } from "./pipeline";
-import type { SinkStats } from "./sink";
-import { STORE_SINKS } from "./store-sink";
+import type { LogCounts } from "./steps";
+import type { SinkStats } from "../sinks/sink";
+import { STORE_SINKS } from "../sinks/store-sink";
 
 export type ToWorker =
   /** A bundle the next events were decided by: load it once, under `key`. */

@@ -21,16 +21,16 @@
  */
 import * as os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import { Engine } from "../engine";
-import type { DecisionRecord, PolicyEvaluator } from "../types";
-import { DecisionLogError, messageOf } from "./errors";
-import { formatTimestamp, type EventSource } from "./event";
-import type { LogEvent, MaskOptions } from "./mask";
+import { Engine } from "../../engine";
+import type { DecisionRecord, PolicyEvaluator } from "../../types";
+import { DecisionLogError, messageOf } from "../core/errors";
+import { formatTimestamp, type EventSource } from "../core/event";
+import type { LogEvent, MaskOptions } from "../core/mask";
 import { CommitGate, type CommitVerdict } from "./durable";
-import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./pipeline";
-import type { Sink } from "./sink";
-import type { OutcomeRow } from "./store";
-import { storeOf } from "./store-sink";
+import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./steps";
+import type { Sink } from "../sinks/sink";
+import type { OutcomeRow } from "../store/sqlite-store";
+import { storeOf } from "../sinks/store-sink";
 import { RecordBuffer, RingReader } from "./ring";
 import { EventRecords, WorkerStats, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 

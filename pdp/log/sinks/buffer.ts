@@ -3,7 +3,7 @@
  * (as OPA's event buffer does) and every one that goes is counted: an event
  * is either delivered, still pending, or in `dropped` - never silently lost.
  */
-import { DecisionLogError } from "./errors";
+import { DecisionLogError } from "../core/errors";
 
 export class BoundedBuffer<T> {
   private items: T[] = [];

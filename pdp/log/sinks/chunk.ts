@@ -7,7 +7,7 @@
  * sent at all (the sink counts it).
  */
 import { gzipSync } from "node:zlib";
-import { DecisionLogError } from "./errors";
+import { DecisionLogError } from "../core/errors";
 
 export type ChunkResult =
   | { kind: "chunk"; body: Buffer; count: number }

@@ -6,7 +6,7 @@
  * for a slow terminal or pipe.
  */
 import type { Writable } from "node:stream";
-import type { LogEvent } from "./mask";
+import type { LogEvent } from "../core/mask";
 import type { Sink, SinkStats } from "./sink";
 
 export const CONSOLE_LOG_TYPE = "openpolicyagent.org/decision_logs";

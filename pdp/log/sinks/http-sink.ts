@@ -14,8 +14,8 @@ import * as http from "node:http";
 import * as https from "node:https";
 import { BoundedBuffer } from "./buffer";
 import { ChunkEncoder } from "./chunk";
-import { DecisionLogError, messageOf } from "./errors";
-import type { LogEvent } from "./mask";
+import { DecisionLogError, messageOf } from "../core/errors";
+import type { LogEvent } from "../core/mask";
 import type { ErrorReporter, Sink, SinkStats } from "./sink";
 
 export interface HttpSinkOptions {

@@ -23,12 +23,12 @@
  */
 import type pg from "pg";
 import { BoundedBuffer } from "./buffer";
-import { DecisionLogError, messageOf } from "./errors";
-import type { LogEvent } from "./mask";
-import { insertRows, isRowError, openLogPool } from "./pg-store";
+import { DecisionLogError, messageOf } from "../core/errors";
+import type { LogEvent } from "../core/mask";
+import { insertRows, isRowError, openLogPool } from "../store/pg-store";
 import type { ErrorReporter, SinkStats } from "./sink";
 import { SQLITE_SINK_DEFAULTS } from "./sqlite-sink";
-import { rowOf, type DecisionRow, type OutcomeRow } from "./store";
+import { rowOf, type DecisionRow, type OutcomeRow } from "../store/sqlite-store";
 import { StoreFailure, type StoreSink } from "./store-sink";
 
 export interface PgSinkOptions {

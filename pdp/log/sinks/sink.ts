@@ -3,9 +3,9 @@
  * non-blocking write, a flush that drains, and counters that account for
  * every event handed to it (written + pending + dropped).
  */
-import type { DecisionLogError } from "./errors";
-import type { LogEvent } from "./mask";
-import type { OutcomeRow } from "./store";
+import type { DecisionLogError } from "../core/errors";
+import type { LogEvent } from "../core/mask";
+import type { OutcomeRow } from "../store/sqlite-store";
 
 export interface SinkStats {
   /** Events delivered (committed, printed, acknowledged by the receiver). */

@@ -12,11 +12,11 @@
  */
 import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
-import { DecisionLogError } from "./errors";
-import type { LogEvent } from "./mask";
+import { DecisionLogError } from "../core/errors";
+import type { LogEvent } from "../core/mask";
 import type { ErrorReporter, SinkStats } from "./sink";
 import { StoreFailure, type StoreSink } from "./store-sink";
-import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "./store";
+import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "../store/sqlite-store";
 
 /**
  * Events held while the store cannot be written: a few MB of rows (an event

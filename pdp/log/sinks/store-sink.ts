@@ -8,7 +8,7 @@
  * writes start failing, once when they recover (with how many events were
  * dropped meanwhile), never at every retry (ten a second on a full disk).
  */
-import { DecisionLogError, messageOf, type DecisionLogErrorCode } from "./errors";
+import { DecisionLogError, messageOf, type DecisionLogErrorCode } from "../core/errors";
 import type { ErrorReporter, Sink, SinkStats } from "./sink";
 
 /** The store sinks' names (stats().sinks[name]); the other sinks (console, http) are not stores. */

@@ -13,11 +13,11 @@
  * TRUNCATE granted, or the tables' owner, who could drop the triggers).
  */
 import type pg from "pg";
-import { pgSchemaVersion } from "../../db/pg/migrate";
-import { PG_LATEST_VERSION } from "../../db/pg/migrations";
-import { createPool } from "../../db/pg/pool";
-import { DecisionLogError } from "./errors";
-import type { DecisionRow, OutcomeRow } from "./store";
+import { pgSchemaVersion } from "../../../db/pg/migrate";
+import { PG_LATEST_VERSION } from "../../../db/pg/migrations";
+import { createPool } from "../../../db/pg/pool";
+import { DecisionLogError } from "../core/errors";
+import type { DecisionRow, OutcomeRow } from "./sqlite-store";
 
 /**
  * The log's pool: its own connections, so a busy data store cannot starve

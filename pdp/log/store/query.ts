@@ -18,9 +18,9 @@
  */
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { DecisionLogError } from "./errors";
-import { timestampOf } from "./event";
-import type { LogEvent } from "./mask";
+import { DecisionLogError } from "../core/errors";
+import { timestampOf } from "../core/event";
+import type { LogEvent } from "../core/mask";
 
 export interface DecisionQuery {
   actor?: string;

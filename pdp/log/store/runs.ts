@@ -21,7 +21,7 @@ import { createHash } from "node:crypto";
 import * as os from "node:os";
 import type Database from "better-sqlite3";
 import pg from "pg";
-import { DecisionLogError, messageOf } from "./errors";
+import { DecisionLogError, messageOf } from "../core/errors";
 import { checkLogStore } from "./pg-store";
 
 export interface InterruptedRun {

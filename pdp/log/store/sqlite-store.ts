@@ -14,9 +14,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import Database from "better-sqlite3";
-import { DecisionLogError } from "./errors";
-import type { RequestOutcome } from "../types";
-import type { LogEvent } from "./mask";
+import { DecisionLogError } from "../core/errors";
+import type { RequestOutcome } from "../../types";
+import type { LogEvent } from "../core/mask";
 
 /** Where the decision log lives unless configured otherwise (relative to the working directory). */
 export const DEFAULT_DECISIONS_DB = "var/decisions.db";

@@ -1,7 +1,7 @@
 /**
  * `portcullis serve` (or any other command) from the TypeScript sources, as
  * a child process the crash tests can SIGKILL: compiles `.ts` modules with SWC as they are
- * required (like pdp/log/worker-dev.js), then runs the real CLI with the
+ * required (like pdp/log/pipelines/worker-dev.js), then runs the real CLI with the
  * arguments given, and exits with its exit code.
  *
  *   node test/api/support/serve-child.js serve --port 0 --db ... --decisions ...

@@ -16,8 +16,8 @@
 import * as path from "node:path";
 import pg from "pg";
 import { createDecisionLog, openDecisionLog, type DecisionLogOptions, type ManagedDecisionLog } from "../../../pdp/log";
-import { queryDecisions, queryDecisionsPg, type DecisionEntry, type DecisionQuery } from "../../../pdp/log/query";
-import { openForRead } from "../../../pdp/log/store";
+import { queryDecisions, queryDecisionsPg, type DecisionEntry, type DecisionQuery } from "../../../pdp/log/store/query";
+import { openForRead } from "../../../pdp/log/store/sqlite-store";
 import { clonePgDatabase, type PgUrls } from "../../db/contract/backends";
 import { tempDir } from "./fixtures";
 

@@ -6,7 +6,7 @@
  */
 import { PassThrough } from "node:stream";
 import { CONSOLE_LOG_TYPE, createDecisionLog } from "../../../pdp/log";
-import { buildEvent, formatTimestamp, snapshotOf } from "../../../pdp/log/event";
+import { buildEvent, formatTimestamp, snapshotOf } from "../../../pdp/log/core/event";
 import { makeRecord } from "./fixtures";
 import pkg from "../../../package.json";
 

@@ -8,8 +8,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createDecisionLog, type DecisionLogError } from "../../../pdp/log";
-import { openForRead } from "../../../pdp/log/store";
-import { queryDecisions } from "../../../pdp/log/query";
+import { openForRead } from "../../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../../pdp/log/store/query";
 import type { DecisionRecord } from "../../../pdp/types";
 import { compileLogPolicy, makeRecord, MASK_POLICY, tempDir } from "./fixtures";
 

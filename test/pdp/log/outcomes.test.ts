@@ -9,8 +9,8 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { createDecisionLog } from "../../../pdp/log";
-import { openForAppend, openForRead } from "../../../pdp/log/store";
-import { queryDecisions } from "../../../pdp/log/query";
+import { openForAppend, openForRead } from "../../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../../pdp/log/store/query";
 import type { RequestOutcome } from "../../../pdp/types";
 import { makeRecord, tempDir } from "./fixtures";
 

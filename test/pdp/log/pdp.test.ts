@@ -9,8 +9,8 @@ import * as path from "node:path";
 import { decide } from "../../../pdp/decide";
 import { Engine } from "../../../pdp/engine";
 import { createDecisionLog } from "../../../pdp/log";
-import { queryDecisions } from "../../../pdp/log/query";
-import { openForRead } from "../../../pdp/log/store";
+import { queryDecisions } from "../../../pdp/log/store/query";
+import { openForRead } from "../../../pdp/log/store/sqlite-store";
 import { bundleOf, capturingLogger, member } from "../fixtures";
 import { tempDir } from "./fixtures";
 

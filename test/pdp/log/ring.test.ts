@@ -4,7 +4,7 @@
  * across the wrap at the end of the ring; a full ring refuses a record
  * whole; the sleep/wake handshake never loses a wake-up.
  */
-import { allocateRing, RecordBuffer, RingReader, RingWriter, type RecordReader, type RecordWriter } from "../../../pdp/log/ring";
+import { allocateRing, RecordBuffer, RingReader, RingWriter, type RecordReader, type RecordWriter } from "../../../pdp/log/pipelines/ring";
 
 interface Sample {
   n: bigint;

@@ -6,8 +6,8 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { createDecisionLog } from "../../../pdp/log";
-import { openForRead } from "../../../pdp/log/store";
-import { queryDecisions } from "../../../pdp/log/query";
+import { openForRead } from "../../../pdp/log/store/sqlite-store";
+import { queryDecisions } from "../../../pdp/log/store/query";
 import { DENIED_RESULT, makeRecord, tempDir } from "./fixtures";
 
 function countRows(file: string): { rows: number; ids: number } {

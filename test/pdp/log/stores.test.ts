@@ -14,7 +14,7 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { openDecisionLog, type ManagedDecisionLog } from "../../../pdp/log";
-import { queryDecisionsPg } from "../../../pdp/log/query";
+import { queryDecisionsPg } from "../../../pdp/log/store/query";
 import type { RequestOutcome } from "../../../pdp/types";
 import { LOG_STORES, ownerQuery, POSTGRES_LOG, useLogStore, type OpenStore } from "./backends";
 import { compileLogPolicy, DENIED_RESULT, makeRecord, MASK_POLICY } from "./fixtures";

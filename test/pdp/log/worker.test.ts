@@ -9,9 +9,9 @@ import type { Worker } from "node:worker_threads";
 import { decide } from "../../../pdp/decide";
 import { Engine } from "../../../pdp/engine";
 import { createDecisionLog } from "../../../pdp/log";
-import { queryDecisions } from "../../../pdp/log/query";
-import { createWorkerDecisionLog } from "../../../pdp/log/worker-log";
-import { openForRead } from "../../../pdp/log/store";
+import { queryDecisions } from "../../../pdp/log/store/query";
+import { createWorkerDecisionLog } from "../../../pdp/log/pipelines/worker-log";
+import { openForRead } from "../../../pdp/log/store/sqlite-store";
 import { bundleOf, capturingLogger, DECISION_REGO, member } from "../fixtures";
 import { tempDir } from "./fixtures";
 
