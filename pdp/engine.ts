@@ -195,6 +195,48 @@ function knownResultSet(bytes: Uint8Array, start: number, end: number): (typeof 
   return undefined;
 }
 
+/**
+ * JSON.parse with a memory of recent texts: the same text gives back the
+ * same deep-frozen value. A policy answers the same few results over and
+ * over (the decision for a route and role, a mask list), and parsing the
+ * decision's ~200 bytes was a sixth of decide(); a text seen before costs a
+ * map lookup instead (its hash, and one comparison on a hit). Nothing is
+ * remembered but the text's own parse, so a value can never differ from
+ * what JSON.parse would give for the bytes the module just wrote; the
+ * policy is evaluated every time. Frozen because the same value is handed
+ * to every caller (the PDP copies what it keeps; the decision log never
+ * edits its draft). Bounded in entries and in text length; the oldest entry
+ * makes room (a policy whose results are all distinct just pays the lookup).
+ */
+export class ParsedTexts {
+  static readonly MAX_ENTRIES = 512;
+  /** Longer texts are parsed every time: a large result is rarely repeated, and this bounds the memory to ~1 MiB. */
+  static readonly MAX_TEXT_LENGTH = 1024;
+  private readonly values = new Map<string, unknown>();
+
+  parse(text: string): unknown {
+    if (text.length > ParsedTexts.MAX_TEXT_LENGTH) return JSON.parse(text);
+    const seen = this.values.get(text);
+    if (seen !== undefined) return seen;
+    const value = deepFreeze(JSON.parse(text));
+    if (this.values.size >= ParsedTexts.MAX_ENTRIES) this.values.delete(this.values.keys().next().value as string);
+    this.values.set(text, value);
+    return value;
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 type OpaEval = (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
 type Fn = (...args: number[]) => number;
 /** The ABI's context path (ABI 1.0+), used to evaluate several entrypoints on one parsed input. */
@@ -336,8 +378,11 @@ class DirectEval {
     // Buffer's native NUL search and UTF-8 slice: half the time of a typed-array view, indexOf and a TextDecoder.
     const text = bytes.toString("utf8", start, end);
     if (texts) texts.resultSet = text;
-    return JSON.parse(text);
+    return this.results.parse(text);
   }
+
+  /** The values of the result sets this module dumped lately, by their text. */
+  private readonly results = new ParsedTexts();
 
   private reserve(end: number): void {
     const missing = end - this.memory().length;

@@ -1,5 +1,5 @@
 /** Engine: one bundle through @open-policy-agent/opa-wasm — data, entrypoints, falsy inputs, the host clock, aborts. */
-import { Engine, type EvaluationTexts } from "../../pdp/engine";
+import { Engine, ParsedTexts, type EvaluationTexts } from "../../pdp/engine";
 import { PdpError } from "../../pdp/errors";
 import { bundleOf } from "./fixtures";
 
@@ -104,6 +104,27 @@ describe("Engine", () => {
     const e = await engine();
     expect(e.evaluator("system/log/mask", {})).toBeUndefined();
     expect(e.evaluator("t/greeting", {})).toBe("hello");
+  });
+
+  test("a repeated result is parsed once and shared frozen; a different input still gets its own result", async () => {
+    const e = await engine();
+    const first = e.evaluate("t/echo", { user: "alice", roles: ["member"] }) as { roles: string[] };
+    const again = e.evaluate("t/echo", { user: "alice", roles: ["member"] });
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.roles)).toBe(true);
+    expect(() => first.roles.push("admin")).toThrow(TypeError);
+    expect(e.evaluate("t/echo", { user: "bob", roles: ["member"] })).toEqual({ user: "bob", roles: ["member"] });
+    expect(e.evaluate("t/echo", { user: "alice", roles: ["member"] })).toEqual({ user: "alice", roles: ["member"] });
+  });
+
+  test("the parsed-text memory is bounded in entries and leaves long texts out", () => {
+    const memo = new ParsedTexts();
+    for (let i = 0; i < ParsedTexts.MAX_ENTRIES + 100; i++) expect(memo.parse(`[${i}]`)).toEqual([i]);
+    expect(memo.size).toBe(ParsedTexts.MAX_ENTRIES);
+    const long = JSON.stringify(["x".repeat(ParsedTexts.MAX_TEXT_LENGTH)]);
+    const a = memo.parse(long);
+    expect(memo.parse(long)).not.toBe(a);
+    expect(memo.parse(long)).toEqual(a);
   });
 
   test("bytes that are not a bundle are bundle_invalid", async () => {
