@@ -56,7 +56,7 @@ const DECISION_INPUT = {
   params: ["q"],
 };
 
-/** The decision-log event for that decision, as pdp/log/event.ts builds it (no secrets: the common case). */
+/** The decision-log event for that decision, as pdp/log/core/event.ts builds it (no secrets: the common case). */
 function logEvent(result: unknown): Record<string, unknown> {
   return {
     decision_id: "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f",

@@ -1,6 +1,6 @@
 /**
  * The auditor's summary of a period: the decision log (read through
- * pdp/log/query.ts, like `portcullis decisions`) and the security events
+ * pdp/log/store/query.ts, like `portcullis decisions`) and the security events
  * (like `portcullis events`), counted into what the audit page draws and
  * `portcullis audit --json` prints, so the page and the JSON are one set of
  * numbers.

@@ -14,7 +14,7 @@
  *   - JSON columns are json/jsonb with the same shape checks
  * Version 5 adds what SQLite cannot: privileges for the service role and
  * row-level security on every tenant table (the "second wall" of issue 23).
- * Version 8 is the decision log's store (pdp/log/store.ts's tables), append-only.
+ * Version 8 is the decision log's store (pdp/log/store/sqlite-store.ts's tables), append-only.
  *
  * Roles (created by whoever provisions the database; scripts/services/postgres.sh does it here):
  *   - the migrator: owns the tables; must be a member of `portcullis_lookup`, never of `portcullis_app`
@@ -268,8 +268,8 @@ CREATE INDEX security_events_by_run ON security_events (test_run, at) WHERE test
   {
     version: 8,
     name: "decision log: decisions, outcomes, run markers",
-    // pdp/log/store.ts's tables on PostgreSQL (the decision log of every instance, one trail):
-    // the same columns and the same indexes for the same queries (pdp/log/query.ts), plus
+    // pdp/log/store/sqlite-store.ts's tables on PostgreSQL (the decision log of every instance, one trail):
+    // the same columns and the same indexes for the same queries (pdp/log/store/query.ts), plus
     // decisions.run_id, the instance (run) that wrote the row, since several write at once.
     // `timestamp` stays the log's text (RFC 3339 UTC, nine fraction digits: timestamptz
     // keeps microseconds only), checked so text order is time order, as on SQLite.

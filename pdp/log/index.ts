@@ -16,22 +16,21 @@
  * Off the request path: record() only stamps the time and queues the
  * record. By default the processing (building events, mask and drop
  * policies, redaction, SQLite writes) runs in a worker thread
- * (worker-log.ts), so neither its CPU time nor its garbage lands on the
+ * (pipelines/worker-log.ts), so neither its CPU time nor its garbage lands on the
  * thread that serves requests; a log with a remote sink, a console stream of
  * the caller's, or `worker: false` processes on the recording thread, a
- * batch per event-loop turn (local-log.ts). Both log the same events, built
+ * batch per event-loop turn (pipelines/in-thread.ts). Both log the same events, built
  * from what the record held when it was recorded, and keep the same
  * contract: exactly once, flush()/close() drain everything, stats() accounts
  * for every record.
  *
- * The store keeps run markers (runs.ts): a log that opens it records its
+ * The store keeps run markers (store/runs.ts): a log that opens it records its
  * start and finds the earlier runs that never stopped cleanly
  * (`interruptedRuns`); close() records a clean stop when nothing was lost.
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
 import { checkInteger } from "../../config/check";
-import type { DecisionLog, RequestOutcome } from "../types";
 import { DecisionLogError, messageOf } from "./core/errors";
 import { packageVersion } from "./core/event";
 import type { HttpSinkOptions } from "./sinks/http-sink";
@@ -40,7 +39,8 @@ import type { PgSinkOptions } from "./sinks/pg-sink";
 import { beginRun, endRun, PgRun, type InterruptedRun } from "./store/runs";
 import { DEFAULT_DROP_ENTRYPOINT, DEFAULT_MASK_ENTRYPOINT } from "./core/mask";
 import type { SinkConfig } from "./pipelines/steps";
-import type { ErrorReporter, SinkStats } from "./sinks/sink";
+import type { ErrorReporter } from "./sinks/sink";
+import type { LogCore } from "./core/types";
 import type { SqliteSinkOptions } from "./sinks/sqlite-sink";
 import { openForAppend } from "./store/sqlite-store";
 import { storeStats } from "./sinks/store-sink";
@@ -53,7 +53,7 @@ export { DEFAULT_COMMIT_TIMEOUT_MS } from "./pipelines/durable";
 export type { InterruptedRun } from "./store/runs";
 export { DEFAULT_BUFFER_LIMIT } from "./sinks/sqlite-sink";
 export type { LogEvent } from "./core/mask";
-export type { SinkStats } from "./sinks/sink";
+export type { DecisionLogHealth, DecisionLogStats, LogCore, SinkStats } from "./core/types";
 export { storeStats } from "./sinks/store-sink";
 
 export interface DecisionLogOptions {
@@ -86,51 +86,6 @@ export interface DecisionLogOptions {
    * console stream, which cannot move to another thread.
    */
   worker?: boolean;
-}
-
-export interface DecisionLogStats {
-  /** record() and recordOutcome() calls: recorded = logged + droppedByPolicy + internalErrors + outcomes + queued. */
-  recorded: number;
-  /** Events handed to the sinks. */
-  logged: number;
-  /** Events the drop policy dropped. */
-  droppedByPolicy: number;
-  /** Events logged with their input erased because it could not be masked safely (mask/drop policy failure, input not JSON). */
-  failSafe: number;
-  /** Records lost to a bug in the log itself (reported; should stay 0). */
-  internalErrors: number;
-  /** Request outcomes handed to the sinks (the SQLite sink stores them; its counters count both kinds of row). */
-  outcomes: number;
-  /** Records not processed yet: waiting for the next batch, or on their way to (or in) the worker. */
-  queued: number;
-  sinks: Record<string, SinkStats>;
-}
-
-/** Whether the log can keep its record now (the SQLite store: other sinks deliver later or drop, counted). */
-export interface DecisionLogHealth {
-  /** False from the store's first failed write to its next successful one. */
-  persisting: boolean;
-  /** When writes started failing (RFC 3339), while they fail. */
-  failingSince?: string;
-  /** The store's last error (SQLite's message: never an event's contents), while writes fail. */
-  error?: string;
-}
-
-/** What the in-thread and worker logs implement; createDecisionLog adds the run markers. */
-export interface LogCore extends DecisionLog {
-  recordOutcome(outcome: RequestOutcome): void;
-  /** Flushes every sink, then closes them (the database last). Records after close are counted as dropped by the sinks. */
-  close(): Promise<void>;
-  stats(): DecisionLogStats;
-  /**
-   * Resolves once every decision recorded before the call is committed to
-   * the SQLite store (durable against the process dying: store.ts);
-   * rejects with `log_not_durable` when that cannot be confirmed (the store
-   * fails, events were dropped, the worker died, DEFAULT_COMMIT_TIMEOUT_MS
-   * passed, the log is closed). Without a SQLite sink it resolves at once.
-   */
-  durable(): Promise<void>;
-  health(): DecisionLogHealth;
 }
 
 export interface ManagedDecisionLog extends LogCore {
@@ -223,7 +178,7 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
  * The log on whichever store the options name: SQLite (as createDecisionLog)
  * or PostgreSQL (`postgres`), whose store is checked (schema version, a role
  * that cannot rewrite the trail: DecisionLogError `log_store_refused`) and
- * whose run is begun (runs.ts PgRun) before any event is taken. Rejects
+ * whose run is begun (store/runs.ts PgRun) before any event is taken. Rejects
  * when the database cannot be reached: an instance does not start without
  * its audit trail.
  */

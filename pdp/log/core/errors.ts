@@ -27,7 +27,7 @@ export type DecisionLogErrorCode =
   | "postgres_row_refused"
   /** The PostgreSQL store cannot be used for the log: another schema version, or a role that could rewrite the trail. */
   | "log_store_refused"
-  /** The run markers (runs.ts) could not be written: a restart may misreport this run. */
+  /** The run markers (store/runs.ts) could not be written: a restart may misreport this run. */
   | "log_run_marker_failed"
   /** durable() could not confirm that a decision is stored (store failing, events dropped, worker failed, timeout, closed). */
   | "log_not_durable"

@@ -6,7 +6,7 @@
  *
  * Where the sinks are (the worker, or the recording thread for the
  * in-thread log), CommitGate commits what the store's sink (SQLite or
- * PostgreSQL: store-sink.ts) holds at once,
+ * PostgreSQL: sinks/store-sink.ts) holds at once,
  * and answers ok only when all of it is in the store and no event was
  * dropped since the last ok (a dropped event may be the one asked about:
  * without per-event bookkeeping the answer errs on the side of "not

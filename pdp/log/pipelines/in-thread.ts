@@ -14,7 +14,7 @@ import type { DecisionRecord, RequestOutcome } from "../../types";
 import { DecisionLogError, messageOf } from "../core/errors";
 import { formatTimestamp, nowNs, type EventSource } from "../core/event";
 import { CommitGate, notDurable } from "./durable";
-import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../index";
+import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../core/types";
 import type { MaskOptions } from "../core/mask";
 import { createSinks, EventProcessor, snapshotRecord, type SinkConfig } from "./steps";
 import type { ErrorReporter } from "../sinks/sink";

@@ -1,10 +1,10 @@
 /**
  * The decision log's per-event steps, shared by the in-thread log
- * (local-log.ts) and the worker (worker.ts):
+ * (in-thread.ts) and the worker (worker.ts):
  *
  *   snapshotRecord  record -> event + its JSON text (the snapshot; on the
  *                   thread that recorded, while the PDP's objects are current)
- *   EventProcessor  drop, mask (mask.ts), then every sink, with the counts;
+ *   EventProcessor  drop, mask (core/mask.ts), then every sink, with the counts;
  *                   request outcomes straight to the sinks that store them
  *   createSinks     the sinks a configuration asks for
  *

@@ -11,7 +11,7 @@
  * events, drop and mask policies, redaction and the SQLite writes run in the
  * worker (worker.ts), off the request path and off this heap.
  *
- * Same contract as the in-thread log (local-log.ts): every record is
+ * Same contract as the in-thread log (in-thread.ts): every record is
  * accounted for exactly once; flush() resolves when everything recorded
  * before it is in the sinks; close() flushes and closes them. stats() is
  * synchronous: the worker's counters are in shared memory, exact after
@@ -29,7 +29,7 @@ import type { BundleRef, DecisionRecord, RequestOutcome } from "../../types";
 import { DecisionLogError, messageOf } from "../core/errors";
 import { formatTimestamp, type EventSource } from "../core/event";
 import { CommitWaiters, DEFAULT_COMMIT_TIMEOUT_MS, notDurable } from "./durable";
-import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../index";
+import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../core/types";
 import { createLocalDecisionLog, RecordQueue } from "./in-thread";
 import { maskAndDrop, type MaskOptions } from "../core/mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./steps";

@@ -6,7 +6,7 @@
 import type { DecisionRecord } from "../../types";
 import { RecordWriter, type RecordReader } from "./ring";
 import type { LogCounts } from "./steps";
-import type { SinkStats } from "../sinks/sink";
+import type { SinkStats } from "../core/types";
 import { STORE_SINKS } from "../sinks/store-sink";
 
 export type ToWorker =
@@ -133,7 +133,7 @@ export type ShippedEvent =
  *   PARTS     ns, evalNs, reqId (NaN: none), then texts: decisionId, path,
  *             revision, requestedBy | null, inputJson, resultJson | null,
  *             bundle key
- *   OUTCOME   texts: a request outcome's row as JSON (store.ts OutcomeRow)
+ *   OUTCOME   texts: a request outcome's row as JSON (store/sqlite-store.ts OutcomeRow)
  */
 export const EventRecords = {
   /** Whether `record` can travel as parts: texts for what it has, nothing the worker could not rebuild faithfully. */

@@ -7,7 +7,8 @@
  */
 import type { Writable } from "node:stream";
 import type { LogEvent } from "../core/mask";
-import type { Sink, SinkStats } from "./sink";
+import type { SinkStats } from "../core/types";
+import type { Sink } from "./sink";
 
 export const CONSOLE_LOG_TYPE = "openpolicyagent.org/decision_logs";
 

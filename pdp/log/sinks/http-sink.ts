@@ -16,7 +16,8 @@ import { BoundedBuffer } from "./buffer";
 import { ChunkEncoder } from "./chunk";
 import { DecisionLogError, messageOf } from "../core/errors";
 import type { LogEvent } from "../core/mask";
-import type { ErrorReporter, Sink, SinkStats } from "./sink";
+import type { SinkStats } from "../core/types";
+import type { ErrorReporter, Sink } from "./sink";
 
 export interface HttpSinkOptions {
   /** Service base URL, e.g. https://logs.example.com. */

@@ -4,7 +4,7 @@
  *
  * `write` and `writeOutcome` only queue (bounded: the oldest are dropped
  * and counted past `bufferLimit`); batches are written on a short timer or
- * as soon as one is full, one statement each (pg-store.ts: both kinds of
+ * as soon as one is full, one statement each (store/pg-store.ts: both kinds of
  * row, one round trip, one transaction), ONE batch in flight at a time, so
  * rows reach the store in the order they were queued. `commitNow` (durable())
  * writes everything queued at once and answers whether all of it is stored;
@@ -26,7 +26,8 @@ import { BoundedBuffer } from "./buffer";
 import { DecisionLogError, messageOf } from "../core/errors";
 import type { LogEvent } from "../core/mask";
 import { insertRows, isRowError, openLogPool } from "../store/pg-store";
-import type { ErrorReporter, SinkStats } from "./sink";
+import type { SinkStats } from "../core/types";
+import type { ErrorReporter } from "./sink";
 import { SQLITE_SINK_DEFAULTS } from "./sqlite-sink";
 import { rowOf, type DecisionRow, type OutcomeRow } from "../store/sqlite-store";
 import { StoreFailure, type StoreSink } from "./store-sink";
@@ -100,7 +101,7 @@ export class PgSink implements StoreSink {
 
   /**
    * Resolves true once every row queued before the call has left the queue
-   * (stored, or dropped: durable.ts counts drops), false when a write failed
+   * (stored, or dropped: pipelines/durable.ts counts drops), false when a write failed
    * first. Joins the pass in flight, if any: it takes what is queued after
    * its batch too.
    */

@@ -1,22 +1,13 @@
 /**
  * What every decision-log sink offers (SQLite, console, remote HTTP): a
  * non-blocking write, a flush that drains, and counters that account for
- * every event handed to it (written + pending + dropped).
+ * every event handed to it (written + pending + dropped: SinkStats, in
+ * core/types.ts beside the log's own counters).
  */
 import type { DecisionLogError } from "../core/errors";
 import type { LogEvent } from "../core/mask";
+import type { SinkStats } from "../core/types";
 import type { OutcomeRow } from "../store/sqlite-store";
-
-export interface SinkStats {
-  /** Events delivered (committed, printed, acknowledged by the receiver). */
-  written: number;
-  /** Events waiting to be delivered. */
-  pending: number;
-  /** Events given up on (buffer full, too large, still pending at close): counted, never silent. */
-  dropped: number;
-  /** Failed delivery attempts (each is retried). */
-  failures: number;
-}
 
 export interface Sink {
   readonly name: string;

@@ -14,7 +14,8 @@ import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
 import { DecisionLogError } from "../core/errors";
 import type { LogEvent } from "../core/mask";
-import type { ErrorReporter, SinkStats } from "./sink";
+import type { SinkStats } from "../core/types";
+import type { ErrorReporter } from "./sink";
 import { StoreFailure, type StoreSink } from "./store-sink";
 import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "../store/sqlite-store";
 
@@ -39,7 +40,7 @@ export interface SqliteSinkOptions {
    * DEFAULT_BUFFER_LIMIT); beyond it the oldest are dropped and counted.
    */
   bufferLimit?: number;
-  /** Largest size of the store file (store.ts StoreLimits); absent: none. */
+  /** Largest size of the store file (store/sqlite-store.ts StoreLimits); absent: none. */
   maxBytes?: number;
   onError: ErrorReporter;
 }
@@ -184,7 +185,7 @@ export class SqliteSink implements StoreSink {
 
   /**
    * Writes everything queued now; true when the queue is empty after (all
-   * of it is in the store, durable against the process dying: store.ts).
+   * of it is in the store, durable against the process dying: store/sqlite-store.ts).
    */
   commitNow(): boolean {
     this.cancelTimer();

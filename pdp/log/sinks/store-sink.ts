@@ -9,7 +9,8 @@
  * dropped meanwhile), never at every retry (ten a second on a full disk).
  */
 import { DecisionLogError, messageOf, type DecisionLogErrorCode } from "../core/errors";
-import type { ErrorReporter, Sink, SinkStats } from "./sink";
+import type { SinkStats } from "../core/types";
+import type { ErrorReporter, Sink } from "./sink";
 
 /** The store sinks' names (stats().sinks[name]); the other sinks (console, http) are not stores. */
 export const STORE_SINKS: readonly string[] = ["sqlite", "postgres"];

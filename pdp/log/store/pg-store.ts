@@ -1,7 +1,7 @@
 /**
  * The decision store on PostgreSQL (PORTCULLIS_DATABASE_URL): the tables of
  * db/pg/migrations.ts version 8 (`decisions`, `outcomes`, `log_runs`, the
- * columns of store.ts plus `decisions.run_id`), shared by every instance.
+ * columns of sqlite-store.ts plus `decisions.run_id`), shared by every instance.
  *
  *   const pool = openLogPool(url);          // the log's own small pool
  *   await checkLogStore(client);              // schema version, and a role that cannot rewrite the trail

@@ -174,7 +174,7 @@ function merge(decided: Row[], alone: Row[], limit: number): DecisionEntry[] {
   return rows.map(entryOf);
 }
 
-/** On the SQLite store (store.ts openForRead). */
+/** On the SQLite store (sqlite-store.ts openForRead). */
 export function queryDecisions(db: Database.Database, query: DecisionQuery): DecisionEntry[] {
   // A store written before outcomes existed, opened read-only: an empty stand-in with the same columns.
   const outcomes = hasOutcomes(db) ? "outcomes" : `(SELECT NULL AS seq, NULL AS decision_id, ${OUTCOME_COLUMNS.map((c) => `NULL AS ${c}`).join(", ")} LIMIT 0)`;
