@@ -11,7 +11,7 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { createDecisionLog, type ManagedDecisionLog } from "../../../pdp/log";
-import { makeRecord, tempDir } from "./fixtures";
+import { makeRecord, PIPELINES, tempDir } from "./fixtures";
 
 const quiet = () => undefined;
 
@@ -52,10 +52,7 @@ async function smallStore(dir: string, pages: number): Promise<{ file: string; m
   return { file, maxBytes: size + pages * pageSize };
 }
 
-describe.each([
-  ["in a worker", true],
-  ["in-thread", false],
-])("the decision log %s", (_name, worker) => {
+describe.each(PIPELINES)("the decision log $name", ({ worker }) => {
   test("durable() resolves once every decision recorded before it is committed to the store", async () => {
     const file = path.join(tempDir(), "decisions.db");
     // A long batch timer: without durable() nothing would reach the store for a minute.

@@ -1,61 +1,88 @@
 /**
  * The event in OPA's EventV1 shape: what is always there, what is left out
  * when empty, labels, bundles, metrics, the PDP's own errors, and the
- * RFC 3339 nanosecond timestamp - seen through the console sink, which
- * prints exactly what every sink receives.
+ * RFC 3339 nanosecond timestamp - read back from the store, which keeps the
+ * event's text as every sink receives it, on both pipelines. (Events the
+ * worker builds from an evaluated decision's parts are held to the
+ * recording thread's in worker.test.ts.) Then the console sink's line: OPA's
+ * console fields around that same event.
  */
+import * as path from "node:path";
 import { PassThrough } from "node:stream";
-import { CONSOLE_LOG_TYPE, createDecisionLog } from "../../../pdp/log";
+import { CONSOLE_LOG_TYPE, createDecisionLog, type LogEvent } from "../../../pdp/log";
 import { buildEvent, formatTimestamp, snapshotOf } from "../../../pdp/log/core/event";
-import { makeRecord } from "./fixtures";
+import { openForRead } from "../../../pdp/log/store/sqlite-store";
+import { makeRecord, PIPELINES, tempDir } from "./fixtures";
 import pkg from "../../../package.json";
 
-async function consoleLines(records: ReturnType<typeof makeRecord>[], labels?: Record<string, string>) {
+const INSTANCE_ID = "11111111-2222-4333-8444-555555555555";
+
+/** The events a log with these options stored, in the order it wrote them. */
+async function storedEvents(records: ReturnType<typeof makeRecord>[], options: Parameters<typeof createDecisionLog>[0] = {}): Promise<LogEvent[]> {
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ ...options, db: file, instanceId: INSTANCE_ID });
+  for (const r of records) log.record(r);
+  await log.close();
+  const db = openForRead(file);
+  try {
+    return (db.prepare("SELECT event FROM decisions ORDER BY seq").all() as Array<{ event: string }>).map((row) => JSON.parse(row.event) as LogEvent);
+  } finally {
+    db.close();
+  }
+}
+
+describe.each(PIPELINES)("$name", ({ worker }) => {
+  test("an allowed decision becomes one OPA-shaped event", async () => {
+    const record = makeRecord();
+    const [event] = await storedEvents([record], { worker, labels: { env: "test", id: "spoofed" } });
+    expect(event).toEqual({
+      decision_id: record.decisionId,
+      labels: { id: INSTANCE_ID, version: pkg.version, env: "test" },
+      timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/),
+      path: "portcullis/decision",
+      input: record.input,
+      result: record.result,
+      bundles: { portcullis: { revision: "rev-42" } },
+      requested_by: "127.0.0.1:50000",
+      req_id: 7,
+      metrics: { timer_rego_query_eval_ns: 12345 },
+    });
+  });
+
+  test("empty fields are left out; a PDP denial on its own carries its error", async () => {
+    const record = makeRecord({
+      result: undefined,
+      revision: "",
+      context: {},
+      error: { code: "no_bundle", message: "no policy bundle is active" },
+    });
+    const [event] = await storedEvents([record], { worker });
+    expect(Object.keys(event).sort()).toEqual(["decision_id", "error", "input", "labels", "metrics", "path", "timestamp"]);
+    expect(event.error).toEqual({ code: "no_bundle", message: "no policy bundle is active" });
+  });
+
+  test("every record gives one event, in order, with distinct decision ids", async () => {
+    const records = Array.from({ length: 25 }, () => makeRecord());
+    const events = await storedEvents(records, { worker });
+    expect(events.map((e) => e.decision_id)).toEqual(records.map((r) => r.decisionId));
+  });
+});
+
+test("the console sink prints one line per event: OPA's console fields, then the event every sink receives", async () => {
   const out = new PassThrough();
   const chunks: string[] = [];
   out.on("data", (c: Buffer) => chunks.push(c.toString("utf8")));
-  const log = createDecisionLog({ console: out, labels, instanceId: "11111111-2222-4333-8444-555555555555" });
-  for (const r of records) log.record(r);
-  await log.close();
-  return chunks
+  // A stream of the caller's stays on its thread: this log runs in-thread (the service's console, stdout, is the worker's).
+  const records = [makeRecord(), makeRecord({ result: undefined, error: { code: "no_bundle", message: "no policy bundle is active" } })];
+  const stored = await storedEvents(records, { console: out });
+  const lines = chunks
     .join("")
     .split("\n")
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-test("an allowed decision becomes one OPA-shaped console line", async () => {
-  const record = makeRecord();
-  const [line] = await consoleLines([record], { env: "test", id: "spoofed" });
-  expect(line).toEqual({
-    level: "info",
-    msg: "Decision Log",
-    time: line.timestamp,
-    type: CONSOLE_LOG_TYPE,
-    decision_id: record.decisionId,
-    labels: { id: "11111111-2222-4333-8444-555555555555", version: pkg.version, env: "test" },
-    timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/),
-    path: "portcullis/decision",
-    input: record.input,
-    result: record.result,
-    bundles: { portcullis: { revision: "rev-42" } },
-    requested_by: "127.0.0.1:50000",
-    req_id: 7,
-    metrics: { timer_rego_query_eval_ns: 12345 },
-  });
+  expect(lines).toEqual(stored.map((event) => ({ level: "info", msg: "Decision Log", time: event.timestamp, type: CONSOLE_LOG_TYPE, ...event })));
+  expect(lines.map((l) => l.decision_id)).toEqual(records.map((r) => r.decisionId));
   expect(CONSOLE_LOG_TYPE).toBe("openpolicyagent.org/decision_logs");
-});
-
-test("empty fields are left out; a PDP denial on its own carries its error", async () => {
-  const record = makeRecord({
-    result: undefined,
-    revision: "",
-    context: {},
-    error: { code: "no_bundle", message: "no policy bundle is active" },
-  });
-  const [line] = await consoleLines([record]);
-  expect(Object.keys(line).sort()).toEqual(["decision_id", "error", "input", "labels", "level", "metrics", "msg", "path", "time", "timestamp", "type"].sort());
-  expect(line.error).toEqual({ code: "no_bundle", message: "no policy bundle is active" });
 });
 
 /** JSON with every object's keys sorted, as the Wasm module dumps values. */
@@ -93,10 +120,4 @@ test("timestamps keep nanosecond digits and sort as text in time order", () => {
   expect(formatTimestamp(1_763_734_333_123_456_789n)).toBe("2025-11-21T14:12:13.123456789Z");
   expect(formatTimestamp(1_763_734_333_000_000_001n)).toBe("2025-11-21T14:12:13.000000001Z");
   expect(formatTimestamp(1_763_734_333_000_000_001n) > formatTimestamp(1_763_734_332_999_999_999n)).toBe(true);
-});
-
-test("every record gives one line, in order, with distinct decision ids", async () => {
-  const records = Array.from({ length: 25 }, () => makeRecord());
-  const lines = await consoleLines(records);
-  expect(lines.map((l) => l.decision_id)).toEqual(records.map((r) => r.decisionId));
 });

@@ -1,8 +1,11 @@
 /**
- * Shared fixtures for the decision-log tests: decision records shaped like
- * the PDP's, temp directories, and real mask/drop policies compiled with the
- * project's compiler and loaded through @open-policy-agent/opa-wasm, wrapped
- * the way the PDP wraps its bundle (result value, undefined when empty).
+ * Shared fixtures for the decision-log tests: the two pipelines every
+ * contract suite runs on, decision records shaped like the PDP's, temp
+ * directories, and real mask/drop policies compiled with the project's
+ * compiler: loaded through @open-policy-agent/opa-wasm and wrapped the way
+ * the PDP wraps its bundle (result value, undefined when empty), or as a
+ * bundle the PDP's own engine loaded (logBundle), which the worker loads
+ * too.
  */
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
@@ -10,7 +13,20 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../pdp/compiler";
+import { Engine } from "../../../pdp/engine";
 import type { DecisionRecord, PolicyEvaluator } from "../../../pdp/types";
+import { bundleOf } from "../fixtures";
+
+/**
+ * The decision log's two pipelines (pdp/log/README.md, "Where it runs"):
+ * one contract, two implementations, so the suites run on both.
+ *
+ *   describe.each(PIPELINES)("$name", ({ worker }) => { ... createDecisionLog({ db, worker }) ... });
+ */
+export const PIPELINES = [
+  { name: "in a worker", worker: true },
+  { name: "in-thread", worker: false },
+] as const;
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-log-"));
@@ -48,6 +64,18 @@ export async function compileLogPolicy(source: string | Array<{ file: string; so
     const resultSet = policy.evaluate(input, entrypoint) as Array<{ result: unknown }>;
     return resultSet.length > 0 ? resultSet[0].result : undefined;
   };
+}
+
+/**
+ * The mask and drop policies as a bundle loaded by the PDP's engine: a
+ * record carrying them (`makeRecord({ ...await logBundle(rego) })`) is
+ * masked where the pipeline masks the PDP's decisions: in the worker, on
+ * its own load of the same bytes, or on the recording thread.
+ */
+export async function logBundle(source: string | Array<{ file: string; source: string }>): Promise<Pick<DecisionRecord, "evaluate" | "bundle">> {
+  const sources = typeof source === "string" ? [source] : source.map((s) => s.source);
+  const engine = await Engine.load(bundleOf({ rego: sources, entrypoints: ["system/log/mask", "system/log/drop"] }), "log policy bundle");
+  return { evaluate: engine.evaluator, bundle: engine.ref };
 }
 
 /** Erases and rewrites parts of the event; drops health checks. */

@@ -12,7 +12,7 @@ import { createDecisionLog } from "../../../pdp/log";
 import { openForAppend, openForRead } from "../../../pdp/log/store/sqlite-store";
 import { queryDecisions } from "../../../pdp/log/store/query";
 import type { RequestOutcome } from "../../../pdp/types";
-import { makeRecord, tempDir } from "./fixtures";
+import { makeRecord, PIPELINES, tempDir } from "./fixtures";
 
 function outcomeOf(decisionId: string, overrides: Partial<RequestOutcome> = {}): RequestOutcome {
   return {
@@ -31,10 +31,7 @@ function outcomeOf(decisionId: string, overrides: Partial<RequestOutcome> = {}):
   };
 }
 
-describe.each([
-  ["in a worker", true],
-  ["in-thread", false],
-])("outcomes %s", (_name, worker) => {
+describe.each(PIPELINES)("outcomes $name", ({ worker }) => {
   test("an outcome is stored beside its decision, once; --denied finds an allowed decision that ended in 404", async () => {
     const file = path.join(tempDir(), "decisions.db");
     const log = createDecisionLog({ db: file, worker });

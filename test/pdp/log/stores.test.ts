@@ -17,7 +17,7 @@ import { openDecisionLog, type ManagedDecisionLog } from "../../../pdp/log";
 import { queryDecisionsPg } from "../../../pdp/log/store/query";
 import type { RequestOutcome } from "../../../pdp/types";
 import { LOG_STORES, ownerQuery, POSTGRES_LOG, useLogStore, type OpenStore } from "./backends";
-import { compileLogPolicy, DENIED_RESULT, makeRecord, MASK_POLICY } from "./fixtures";
+import { compileLogPolicy, DENIED_RESULT, makeRecord, MASK_POLICY, PIPELINES } from "./fixtures";
 
 const quiet = () => undefined;
 
@@ -62,10 +62,7 @@ async function breakStore(store: OpenStore): Promise<() => Promise<void>> {
 describe.each(LOG_STORES)("the decision log on $name", (backend) => {
   const store = useLogStore(backend);
 
-  describe.each([
-    ["in a worker", true],
-    ["in-thread", false],
-  ])("%s", (_name, worker) => {
+  describe.each(PIPELINES)("$name", ({ worker }) => {
     test("durable() resolves once every decision recorded before it is stored; concurrent callers share commits", async () => {
       // A long batch timer: without durable() nothing would reach the store for a minute.
       const log = await store.open({ worker, onError: quiet, batching: { flushIntervalMs: 60_000, batchSize: 100_000 } });
