@@ -9,7 +9,8 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import request from "supertest";
-import { entryBytes, VerifiedTokenCache } from "../../api/identity/token-cache";
+import { createHash } from "node:crypto";
+import { digestOf, entryBytes, VerifiedTokenCache } from "../../api/identity/token-cache";
 import { createVerifier, type TokenError } from "../../api/identity/verifier";
 import { expectProblem, startHarness } from "./harness";
 
@@ -55,6 +56,12 @@ describe("VerifiedTokenCache", () => {
     expect(cache.get(big)).toBe("u_alice");
     expect(cache.get(big.slice(0, -1) + "G")).toBeUndefined(); // another signature
     expect(cache.get(big + ".")).toBeUndefined();
+  });
+
+  test("the key is the SHA-256 of the whole token, base64url", () => {
+    for (const token of ["a.b.c", "é.ü.€", "x".repeat(5000)]) {
+      expect(digestOf(token)).toBe(createHash("sha256").update(token, "utf8").digest("base64url"));
+    }
   });
 
   test("never past the token's exp, nor past the TTL", () => {
