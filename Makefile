@@ -2,8 +2,14 @@
 #   make run    install, build the runtime and the policy bundle, then serve
 #   make test   install, build, type-check and run every test (PostgreSQL included)
 NPM ?= npm
-RUNTIME_SOURCES := $(shell find pdp/runtime/assembly -name '*.ts' 2>/dev/null) pdp/runtime/build.mjs
-TS_SOURCES := $(shell find api config pdp cli db inventory matrix report bench -name '*.ts' -not -path 'pdp/runtime/assembly/*' 2>/dev/null)
+# The Rego-to-Wasm toolchain is the workspace package packages/rego-wasm (its README): the runtime
+# (AssemblyScript, built into the package's build/runtime.wasm) and the compiler (TypeScript, built into
+# its dist/ by `tsc -b`, before the service, through tsconfig.build.json's project reference).
+REGO_WASM := packages/rego-wasm
+RUNTIME_WASM := $(REGO_WASM)/build/runtime.wasm
+RUNTIME_SOURCES := $(shell find $(REGO_WASM)/runtime/assembly -name '*.ts' 2>/dev/null) $(REGO_WASM)/runtime/build.mjs
+TS_SOURCES := $(shell find api config pdp cli db inventory matrix report bench $(REGO_WASM)/compiler -name '*.ts' 2>/dev/null) $(REGO_WASM)/index.ts $(REGO_WASM)/conformance.ts
+TS_CONFIGS := tsconfig.base.json tsconfig.json tsconfig.build.json $(REGO_WASM)/tsconfig.json $(REGO_WASM)/tsconfig.build.json
 REGO_SOURCES := $(shell find rego -name '*.rego' -o -name 'data.json' 2>/dev/null)
 PORTCULLIS := node bin/portcullis.js
 # The service (and the benchmarks that measure it) runs V8's garbage collector
@@ -20,22 +26,22 @@ SERVICE_NODE := node --single-threaded-gc
 all: build
 
 install: node_modules/.install-stamp
-node_modules/.install-stamp: package.json package-lock.json
+node_modules/.install-stamp: package.json $(REGO_WASM)/package.json package-lock.json
 	$(NPM) install --no-audit --no-fund
 	@touch $@
 
-build/runtime.wasm: node_modules/.install-stamp $(RUNTIME_SOURCES)
-	node pdp/runtime/build.mjs
+$(RUNTIME_WASM): node_modules/.install-stamp $(RUNTIME_SOURCES)
+	node $(REGO_WASM)/runtime/build.mjs
 
-dist/.build-stamp: node_modules/.install-stamp $(TS_SOURCES) tsconfig.json tsconfig.build.json
-	npx tsc -p tsconfig.build.json
+dist/.build-stamp: node_modules/.install-stamp $(TS_SOURCES) $(TS_CONFIGS)
+	npx tsc -b tsconfig.build.json
 	@touch $@
 
-var/bundle.tar.gz: build/runtime.wasm dist/.build-stamp $(REGO_SOURCES)
+var/bundle.tar.gz: $(RUNTIME_WASM) dist/.build-stamp $(REGO_SOURCES)
 	@mkdir -p var
 	$(PORTCULLIS) rego build -e portcullis/decision -e system/log/mask -e system/log/drop -o $@ rego/
 
-build: build/runtime.wasm dist/.build-stamp var/bundle.tar.gz
+build: $(RUNTIME_WASM) dist/.build-stamp var/bundle.tar.gz
 
 # Serves on 127.0.0.1:$(PORT); `portcullis serve` creates and seeds var/portcullis.db on first run
 # and the dev signing key under var/ (mint tokens with `npx portcullis token u_alice`).
@@ -133,4 +139,4 @@ cluster-stop:
 	scripts/cluster.sh stop
 
 clean:
-	rm -rf build dist var/bundle.tar.gz
+	rm -rf build dist var/bundle.tar.gz $(REGO_WASM)/build $(REGO_WASM)/dist

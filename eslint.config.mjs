@@ -5,7 +5,7 @@ import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "var/", "build/", "pdp/runtime/assembly/", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  { ignores: ["node_modules/", "**/dist/", "var/", "**/build/", "packages/rego-wasm/runtime/assembly/", "**/*.js", "**/*.mjs", "**/*.cjs"] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,9 +6,15 @@
  *  (test/api/harness.ts reads PORTCULLIS_TEST_BACKEND; each harness gets a
  *  database cloned from the migrated and seeded template). One file alone,
  *  on one backend: `npx jest test/api/invoices.test.ts --selectProjects sqlite`
- *  (the path first: --selectProjects takes every name after it). */
+ *  (the path first: --selectProjects takes every name after it).
+ *
+ *  The toolchain's own suites (packages/rego-wasm/test) run in the `sqlite`
+ *  project too: `npx jest packages/rego-wasm`. Imports of @portcullis/rego-wasm
+ *  resolve to the package's TypeScript sources (its `portcullis-source` export
+ *  condition, as in tsconfig.json), so tests never run a stale dist/. */
 const common = {
   testEnvironment: "node",
+  testEnvironmentOptions: { customExportConditions: ["portcullis-source", "node", "node-addons"] },
   roots: ["<rootDir>/test"],
   transform: { "^.+\\.(t|j)sx?$": ["@swc/jest"] },
   transformIgnorePatterns: ["/node_modules/(?!jose/)"],
@@ -34,6 +40,7 @@ module.exports = {
     {
       ...common,
       displayName: "sqlite",
+      roots: [...common.roots, "<rootDir>/packages/rego-wasm/test"],
       testMatch: ["**/*.test.ts"],
       testPathIgnorePatterns: [...common.testPathIgnorePatterns, "/test/api/pg-outage\\.test\\.ts$"],
     },

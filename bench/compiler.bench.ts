@@ -8,7 +8,7 @@
  * - the same decision written by hand in TypeScript, as the baseline, and the ratio.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../pdp/compiler";
+import { compile } from "@portcullis/rego-wasm";
 
 const RULES = 200;
 

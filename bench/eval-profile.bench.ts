@@ -17,13 +17,13 @@
  *   evaluate()  the whole SDK call, for comparison with the sum
  *
  * With `--baseline <dir>` (a checkout of an earlier revision with its
- * dist/ and build/runtime.wasm built, e.g. from `git archive`), the same
+ * compiler and runtime built, e.g. from `git archive`), the same
  * policies compiled by that revision's compiler and runtime are timed too,
  * evaluate() against evaluate() in interleaved rounds, so both see the same
  * machine load:
  *
  *   mkdir /tmp/base && git archive HEAD | tar -x -C /tmp/base && ln -s $PWD/node_modules /tmp/base/
- *   (cd /tmp/base && node pdp/runtime/build.mjs && npx tsc -p tsconfig.build.json)
+ *   (cd /tmp/base && make build)
  *   node dist/bench/eval-profile.bench.js --baseline /tmp/base
  *
  * Every figure is the median over rounds of the per-call mean in µs. With
@@ -32,16 +32,17 @@
  * functions come from the name section: rule paths, and the runtime's helpers
  * when `--runtime` points at a build that keeps names:
  *
- *   node pdp/runtime/build.mjs --names --out /tmp/runtime-names.wasm
+ *   node packages/rego-wasm/runtime/build.mjs --names --out /tmp/runtime-names.wasm
  *   node --cpu-prof dist/bench/eval-profile.bench.js --runtime /tmp/runtime-names.wasm --cpu-loop 10
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
+import { compile, EvaluationClock, link, loadRuntimeWasm } from "@portcullis/rego-wasm";
 import { collectPolicyInputs } from "../cli/files";
-import { compile, loadRuntimeWasm, packageRoot } from "../pdp/compiler";
-import { link } from "../pdp/compiler/emit/link";
-import { EvaluationClock } from "../pdp/compiler/host-builtins";
+
+/** The repository root (this file runs from dist/bench/). */
+const ROOT = path.resolve(__dirname, "../..");
 
 const ROUNDS = 21;
 const PER_ROUND = 1000;
@@ -224,7 +225,7 @@ async function main(): Promise<void> {
   const clock = new EvaluationClock();
   clock.tick();
 
-  const { sources, data } = collectPolicyInputs([path.join(packageRoot(), "rego")]);
+  const { sources, data } = collectPolicyInputs([path.join(ROOT, "rego")]);
   const entrypoints = ["portcullis/decision", "system/log/mask", "system/log/drop"];
   const real = await load(link(compile(sources, { entrypoints }).policy, runtime, keep), data, clock);
   const trivialSource = 'package t\n\nallow if input.actor.id == "u_alice"\n';
@@ -233,11 +234,14 @@ async function main(): Promise<void> {
   const baselineArg = process.argv.indexOf("--baseline");
   let baseline: { real: LoadedPolicy; trivial: LoadedPolicy } | undefined;
   if (baselineArg >= 0) {
-    // That revision's compiler (dist/) and runtime, on today's rego/.
+    // That revision's compiler and runtime, on today's rego/: in packages/rego-wasm since the toolchain became
+    // a workspace package, in dist/pdp/compiler and build/ before (the revisions one compares against).
     const dir = path.resolve(process.argv[baselineArg + 1]!);
+    const pkg = path.join(dir, "packages/rego-wasm");
+    const moved = fs.existsSync(path.join(pkg, "package.json"));
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS from a path known only at run time
-    const old = require(path.join(dir, "dist/pdp/compiler")) as { compile: typeof compile };
-    const oldRuntime = fs.readFileSync(path.join(dir, "build/runtime.wasm"));
+    const old = require(moved ? path.join(pkg, "dist") : path.join(dir, "dist/pdp/compiler")) as { compile: typeof compile };
+    const oldRuntime = fs.readFileSync(path.join(moved ? pkg : dir, "build/runtime.wasm"));
     baseline = {
       real: await load(old.compile(sources, { entrypoints, runtimeWasm: oldRuntime }).wasm, data, clock),
       trivial: await load(old.compile([{ file: "t.rego", source: trivialSource }], { entrypoints: ["t/allow"], runtimeWasm: oldRuntime }).wasm, {}, clock),

@@ -28,14 +28,16 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
 import { collectPolicyInputs } from "../cli/files";
 import { createPdp } from "../pdp";
-import { compile, packageRoot } from "../pdp/compiler";
-import { writeBundle } from "../pdp/compiler/bundle";
 import { createDecisionLog } from "../pdp/log";
 import type { Decision, DecisionInput, DecisionLog, PolicyEvaluator } from "../pdp/types";
 import { describeCompetition, machineCpu } from "./machine";
+
+/** The repository root (this file runs from dist/bench/). */
+const ROOT = path.resolve(__dirname, "../..");
 
 const ENTRYPOINTS = ["portcullis/decision", "system/log/mask", "system/log/drop"];
 const ROUNDS = 15;
@@ -125,7 +127,7 @@ function handwritten(input: DecisionInput, routes: Record<string, Route>, fields
 }
 
 function buildBundle(file: string): { entrypoints: string[]; data: Record<string, unknown> } {
-  const { sources, data } = collectPolicyInputs([path.join(packageRoot(), "rego")]);
+  const { sources, data } = collectPolicyInputs([path.join(ROOT, "rego")]);
   let entrypoints = ENTRYPOINTS;
   let wasm: Uint8Array;
   try {

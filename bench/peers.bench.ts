@@ -34,8 +34,7 @@ import * as os from "node:os";
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
 import { newEnforcer, newModelFromString, StringAdapter } from "casbin";
-import { compile } from "../pdp/compiler";
-import { writeBundle } from "../pdp/compiler/bundle";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { Engine } from "../pdp/engine";
 import { describeCompetition, machineCpu } from "./machine";
 

@@ -18,8 +18,7 @@
  * Target (issue 24, item 3): 1,000 routes within 2x the time of 10 routes.
  */
 import * as os from "node:os";
-import { compile } from "../pdp/compiler";
-import { writeBundle } from "../pdp/compiler/bundle";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { Engine } from "../pdp/engine";
 import { describeCompetition, machineCpu } from "./machine";
 

@@ -3,7 +3,7 @@
  * into lists, `--bool` switches, and positionals. Unknown flags are errors,
  * so a typo never silently changes what a command does.
  */
-import { MAX_MEMORY_PAGES } from "../pdp/compiler/bundle";
+import { MAX_MEMORY_PAGES } from "@portcullis/rego-wasm";
 
 export interface ArgSpec {
   /** Flags that take a value, by every spelling: { "-e": "entrypoint", "--entrypoint": "entrypoint" }. */

@@ -15,8 +15,7 @@
  * is computed when asked, from the log and the bundle.
  */
 import * as fs from "node:fs";
-import type { Probe } from "../pdp/compiler";
-import { loadInstrumented, type InstrumentedBundle } from "../pdp/compiler/instrumented-bundle";
+import { type InstrumentedBundle, loadInstrumented, type Probe } from "@portcullis/rego-wasm";
 import type { DecisionEntry } from "../pdp/log/store/query";
 import { UsageError } from "./args";
 import { printable } from "./events";

@@ -7,8 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { SourceFile } from "../pdp/compiler";
-import { regoVersionForFile, type Manifest } from "../pdp/compiler/bundle";
+import { type Manifest, regoVersionForFile, type SourceFile } from "@portcullis/rego-wasm";
 
 export interface PolicyInputs {
   sources: SourceFile[];

@@ -10,6 +10,7 @@
  * `database.file`, `redis.url` (redis://) holds the rate-limit budgets;
  * api/service.ts chooses the stores from them, in one place.
  */
+import { MAX_MEMORY_PAGES } from "@portcullis/rego-wasm";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
 import { DEFAULT_HTTP_LIMITS } from "../api/http/limits";
 import { DEFAULT_LOCK_WAIT_MS } from "../api/middleware/act";
@@ -24,7 +25,6 @@ import { DEFAULT_DECISIONS_DB } from "../pdp/log/store/sqlite-store";
 import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sinks/sqlite-sink";
 import { DEFAULT_COMMIT_TIMEOUT_MS } from "../pdp/log/pipelines/durable";
 import { LOG_FAILURE_STANCES, type LogFailureStance } from "../api/trail/config";
-import { MAX_MEMORY_PAGES } from "../pdp/compiler/bundle/memory";
 import type { Kind } from "./check";
 
 export const DEFAULT_BUNDLE_FILE = "var/bundle.tar.gz";

@@ -1,7 +1,7 @@
 /**
  * Which policy rules the matrix's cells exercised: each cell's decision
  * input, as the instance's decision log recorded it, evaluated again on an
- * instrumented compilation (pdp/compiler/instrument.ts) of the policy
+ * instrumented compilation (packages/rego-wasm/compiler/instrument.ts) of the policy
  * sources the active bundle carries. A rule definition (each body, each
  * `else`, each default, each function clause) is reached when its body
  * succeeded for some cell (its head probe fired): it produced a value in
@@ -16,7 +16,7 @@
  * code stays about the answers): they are listed in the JSON, the terminal
  * report and the HTML page.
  */
-import { loadInstrumented } from "../pdp/compiler/instrumented-bundle";
+import { loadInstrumented } from "@portcullis/rego-wasm";
 import { DEFAULT_ENTRYPOINT } from "../pdp";
 import type { DecisionEntry } from "../pdp/log/store/query";
 

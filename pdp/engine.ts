@@ -17,8 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import { loadSizedPolicy, MemoryLimitError, readBundle } from "./compiler/bundle";
-import { EvaluationClock } from "./compiler/host-builtins";
+import { EvaluationClock, loadSizedPolicy, MemoryLimitError, readBundle } from "@portcullis/rego-wasm";
 import { messageOf, PdpError } from "./errors";
 import type { BundleRef, PolicyEvaluator } from "./types";
 

@@ -22,7 +22,7 @@
  * createPdp resolves after the first load attempt, successful or not; until
  * a bundle is active every decision is a 503 deny (`policy_unavailable`).
  */
-import { MAX_MEMORY_PAGES } from "./compiler/bundle";
+import { MAX_MEMORY_PAGES } from "@portcullis/rego-wasm";
 import { FileBundleSource, type FileSourceOptions } from "./bundles/file-source";
 import { HttpBundleSource, type HttpSourceOptions } from "./bundles/http-source";
 import type { BundleSource } from "./bundles/source";

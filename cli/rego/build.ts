@@ -1,8 +1,7 @@
 /** `rego build`: compile policies into an OPA-layout bundle (what `opa build -t wasm` writes). */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import { compile } from "../../pdp/compiler";
-import { bundleFilePath, writeBundle } from "../../pdp/compiler/bundle";
+import { bundleFilePath, compile, writeBundle } from "@portcullis/rego-wasm";
 import { one, parseArgs, syntaxVersion, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
 import { CUSTOM_BUILTIN_FLAGS, customBuiltins } from "./custom-builtins";

@@ -5,8 +5,7 @@
  * Nothing is skipped: the SOURCE notes name no case OPA skips for Wasm.
  */
 import * as fs from "node:fs";
-import { loadCases } from "../../pdp/compiler/conformance/cases";
-import { familySummary, runCases } from "../../pdp/compiler/conformance/run";
+import { familySummary, loadCases, runCases } from "@portcullis/rego-wasm/conformance";
 import { one, parseArgs, UsageError } from "../args";
 
 export async function conformanceCommand(argv: string[]): Promise<number> {

@@ -27,10 +27,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { HostBuiltinDecl } from "../../pdp/compiler";
-import { lookupBuiltin, type DeclaredType } from "../../pdp/compiler/builtins";
-import { invalidType } from "../../pdp/compiler/builtins/declared-types";
-import { EvaluationClock } from "../../pdp/compiler/host-builtins";
+import { type DeclaredType, EvaluationClock, type HostBuiltinDecl, invalidType, lookupBuiltin } from "@portcullis/rego-wasm";
 import { one, type ParsedArgs, UsageError } from "../args";
 
 export type BuiltinImpl = (...args: unknown[]) => unknown;

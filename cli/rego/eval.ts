@@ -4,10 +4,8 @@
  * on the spot (`-p FILE|DIR`, repeatable; `--v0-compatible` for v0 syntax).
  */
 import * as fs from "node:fs";
-import { compile } from "../../pdp/compiler";
-import { loadSizedPolicy, readBundle } from "../../pdp/compiler/bundle";
+import { compile, EvaluationClock, loadSizedPolicy, readBundle } from "@portcullis/rego-wasm";
 import { maxMemoryPages, one, parseArgs, syntaxVersion, UsageError } from "../args";
-import { EvaluationClock } from "../../pdp/compiler/host-builtins";
 import { collectPolicyInputs } from "../files";
 import { CUSTOM_BUILTIN_FLAGS, customBuiltins, hostFunctions, type CustomBuiltins } from "./custom-builtins";
 

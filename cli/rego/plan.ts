@@ -1,6 +1,5 @@
 /** `rego plan`: print the planner's IR for the given entrypoints (the compiler's inspectable middle). */
-import { compile } from "../../pdp/compiler";
-import { printPolicy } from "../../pdp/compiler/plan";
+import { compile, printPolicy } from "@portcullis/rego-wasm";
 import { parseArgs, syntaxVersion, UsageError } from "../args";
 import { collectPolicyInputs } from "../files";
 

@@ -11,10 +11,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { fromCsv } from "../../api/exports/csv";
 import { collectPolicyInputs } from "../../cli/files";
-import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
 import { ENTRYPOINTS, startHarness, type Harness } from "./harness";
 
 const REPO = path.resolve(__dirname, "../..");

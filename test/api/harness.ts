@@ -20,6 +20,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Express } from "express";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import type { AppOptions } from "../../api/app";
 import type { ApiDeps } from "../../api/deps";
 import type { ExportRunner } from "../../api/exports/runner";
@@ -32,8 +33,6 @@ import { collectPolicyInputs } from "../../cli/files";
 import type { SecurityEventFilter, SecurityEventRow } from "../../db";
 import type { DataStore } from "../../db/store";
 import type { Pdp } from "../../pdp";
-import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
 import { createDecisionLog, type ManagedDecisionLog } from "../../pdp/log";
 import { clonePgDatabase, type PgUrls } from "../db/contract/backends";
 

@@ -8,11 +8,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { createService } from "../../api/service";
 import { DEFAULT_RATE_LIMITS } from "../../api/middleware/rate-limit";
 import { collectPolicyInputs } from "../../cli/files";
-import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
 import { AUDIENCE, ENTRYPOINTS, ISSUER, startHarness, type Harness } from "./harness";
 
 const REPO = path.resolve(__dirname, "../..");

@@ -11,10 +11,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { main } from "../../cli";
 import type { ReplayReport } from "../../cli/rego/replay/replay";
-import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
 import { openForRead } from "../../pdp/log/store/sqlite-store";
 import { queryDecisions, type DecisionEntry } from "../../pdp/log/store/query";
 import { ROUTES } from "../../api/registry/routes";

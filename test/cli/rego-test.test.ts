@@ -8,8 +8,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { readBundle } from "@portcullis/rego-wasm";
 import { main } from "../../cli";
-import { readBundle } from "../../pdp/compiler/bundle";
 import { all, parseXmlFile } from "../report/xml";
 import { cliSandbox } from "./support/sandbox";
 

@@ -5,8 +5,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { readBundle } from "@portcullis/rego-wasm";
 import { main } from "../../cli";
-import { readBundle } from "../../pdp/compiler/bundle";
 import { cliSandbox } from "./support/sandbox";
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "rego-v0");

@@ -11,10 +11,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { collectPolicyInputs } from "../../cli/files";
 import { writeHtmlReport } from "../../matrix/html";
-import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
 import { ENTRYPOINTS } from "../api/harness";
 import { dumpDom } from "./chromium";
 import { startMatrixServer, type MatrixServer } from "./support";

@@ -8,10 +8,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { compile, readBundle, writeBundle } from "@portcullis/rego-wasm";
 import { matrixCommand } from "../../cli/matrix";
 import { ruleCoverage, type RuleCoverage } from "../../matrix/coverage";
-import { compile } from "../../pdp/compiler";
-import { readBundle, writeBundle } from "../../pdp/compiler/bundle";
 import { AUDIENCE, ENTRYPOINTS, ISSUER, policyBundle } from "../api/harness";
 import { startMatrixServer, type MatrixServer } from "./support";
 

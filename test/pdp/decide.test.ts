@@ -5,8 +5,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { readBundle, writeBundle } from "@portcullis/rego-wasm";
 import { createPdp, type Pdp } from "../../pdp";
-import { readBundle, writeBundle } from "../../pdp/compiler/bundle";
 import { bundleOf, capturingLogger, member, RecordingLog, tempDir } from "./fixtures";
 
 /** Valid for the smoke input (an anonymous read), broken for chosen actions. */

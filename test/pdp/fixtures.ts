@@ -6,8 +6,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { compile } from "../../pdp/compiler";
-import { writeBundle } from "../../pdp/compiler/bundle";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
 import type { LogEntry, Logger } from "../../pdp/logger";
 import type { DecisionInput, DecisionLog, DecisionRecord } from "../../pdp/types";
 

@@ -9,10 +9,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { importedMemoryPages, readBundle } from "@portcullis/rego-wasm";
 import { main } from "../../cli";
 import { createPdp, type Pdp } from "../../pdp";
-import { importedMemoryPages } from "../../pdp/compiler/bundle/memory";
-import { readBundle } from "../../pdp/compiler/bundle";
 import { capturingLogger, member, RecordingLog, tempDir } from "./fixtures";
 
 const RULES = 1000;

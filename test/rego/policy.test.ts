@@ -8,8 +8,8 @@
  */
 import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
+import { compile } from "@portcullis/rego-wasm";
 import { collectPolicyInputs } from "../../cli/files";
-import { compile } from "../../pdp/compiler";
 import type { Actor, Decision, DecisionInput } from "../../pdp/types";
 
 const REGO = path.join(__dirname, "../../rego");

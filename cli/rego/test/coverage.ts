@@ -12,7 +12,7 @@
  * Percentages are rounded as OPA's `round(x, 2)` does: to steps of 0.05
  * (`math.Round(x*10*2) / (10*2)`), so the figures match `opa test --coverage`.
  */
-import type { Probe } from "../../../pdp/compiler";
+import type { Probe } from "@portcullis/rego-wasm";
 
 export interface Range {
   start: { row: number };

@@ -14,9 +14,7 @@
  *   injectTestCaseFunc): the host records each case reached, so a case whose
  *   later expressions fail is reported as failed, not silently absent.
  */
-import type { Expr, Module, Rule, Term } from "../../../pdp/compiler/ast";
-import { exprVars, termVars } from "../../../pdp/compiler/check/vars";
-import { internalCallExpr } from "../../../pdp/compiler/instrument";
+import { type Expr, exprVars, internalCallExpr, type Module, type Rule, type Term, termVars } from "@portcullis/rego-wasm";
 
 /** The host builtin a parameterized test calls with its case's key parts. */
 export const TEST_CASE_BUILTIN = "internal.test_case";

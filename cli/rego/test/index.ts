@@ -13,16 +13,12 @@
  * Exit 0 when every test passed and none was skipped (`-z`: skipped ones
  * allowed), 1 otherwise or below the coverage threshold, 2 on a usage error.
  *
- * Tests run on an instrumented compilation (pdp/compiler/instrument.ts):
+ * Tests run on an instrumented compilation (packages/rego-wasm/compiler/instrument.ts):
  * that is what reports coverage, the failing expression and timeouts; the
  * bundles `rego build` writes are compiled without it. `--bench` measures
  * the uninstrumented compilation, what the PDP would run.
  */
-import type { Module } from "../../../pdp/compiler/ast";
-import { catalogueFor, compileModules, type HostBuiltinDecl } from "../../../pdp/compiler";
-import { loadSizedPolicy } from "../../../pdp/compiler/bundle";
-import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
-import { parseModule } from "../../../pdp/compiler/parse";
+import { catalogueFor, compileModules, EvaluationClock, type HostBuiltinDecl, loadSizedPolicy, type Module, parseModule } from "@portcullis/rego-wasm";
 import { maxMemoryPages, one, parseArgs, syntaxVersion, UsageError } from "../../args";
 import { collectPolicyInputs } from "../../files";
 import { CUSTOM_BUILTIN_FLAGS, customBuiltins, hostFunctions } from "../custom-builtins";

@@ -3,7 +3,7 @@
  * each, and what the host learns while they run:
  *
  * - `internal.probe(id)` (instrumented compilations, see
- *   pdp/compiler/instrument.ts): the probe is hit (coverage); the last
+ *   packages/rego-wasm/compiler/instrument.ts): the probe is hit (coverage); the last
  *   expression of the test's own body that was reached is the failing one
  *   when the test fails; and past the test's deadline the probe throws, which
  *   aborts the evaluation (`--timeout`: Wasm cannot be interrupted otherwise,
@@ -18,8 +18,7 @@
  * taken over while a test evaluates, and given back after.
  */
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import type { Probe } from "../../../pdp/compiler";
-import type { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+import type { EvaluationClock, Probe } from "@portcullis/rego-wasm";
 import { TEST_CASE_BUILTIN, type TestRule } from "./discover";
 
 export interface SubResult {

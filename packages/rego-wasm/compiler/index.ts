@@ -116,13 +116,14 @@ export function loadRuntimeWasm(): Uint8Array {
   return cachedRuntime;
 }
 
-/** The repository root, found from this file whether it runs from source or from dist/. */
+/** This package's root (packages/rego-wasm: package.json, build/runtime.wasm), found from this file whether it runs from source or from dist/. */
 export function packageRoot(): string {
   let dir = __dirname;
   for (;;) {
-    if (fs.existsSync(path.join(dir, "package.json")) && fs.existsSync(path.join(dir, "pdp"))) return dir;
+    const manifest = path.join(dir, "package.json");
+    if (fs.existsSync(manifest) && (JSON.parse(fs.readFileSync(manifest, "utf8")) as { name?: unknown }).name === "@portcullis/rego-wasm") return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("cannot find the portcullis package root");
+    if (parent === dir) throw new Error("cannot find the @portcullis/rego-wasm package root");
     dir = parent;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The contract between emitted policy code and the Wasm runtime
- * (`pdp/runtime/assembly`): every function the emitter may call, by its export
+ * (`runtime/assembly`): every function the emitter may call, by its export
  * name in `build/runtime.wasm`, with its Wasm signature and meaning.
  *
  * "v" = i32 address of a runtime value; 0 = undefined. Values are immutable

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
- * Builds the policy runtime: compiles pdp/runtime/assembly/index.ts with the
+ * Builds the policy runtime: compiles runtime/assembly/index.ts with the
  * AssemblyScript compiler (in process, via `asc.main`) into build/runtime.wasm.
  *
- *   node pdp/runtime/build.mjs            optimised release build (-O3 --noAssert)
- *   node pdp/runtime/build.mjs --debug    fast unoptimised build with names
- *   node pdp/runtime/build.mjs --wat      also write build/runtime.wat
- *   node pdp/runtime/build.mjs --names --out build/runtime-names.wasm
+ *   node runtime/build.mjs            optimised release build (-O3 --noAssert)
+ *   node runtime/build.mjs --debug    fast unoptimised build with names
+ *   node runtime/build.mjs --wat      also write build/runtime.wat
+ *   node runtime/build.mjs --names --out build/runtime-names.wasm
  *                                         release build that keeps function names (profiling)
  *   --entry <file.ts> --out <file.wasm>   build another entry (tests) with the same flags
  *
@@ -17,6 +17,9 @@
  * `abort` is redirected to a shim that calls `env.opa_abort`, so the only
  * imports are env.memory, env.opa_abort, env.opa_println, env.opa_builtin0..4.
  * After compiling, the imports are checked against that list.
+ *
+ * Paths: build/ is the package's (packages/rego-wasm/build); `--out` is read
+ * from the package root, `--entry` from the working directory.
  */
 
 import asc from "assemblyscript/asc";
@@ -24,7 +27,7 @@ import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ALLOWED_IMPORTS = new Set([
   "env.memory",
   "env.opa_abort",
@@ -36,8 +39,8 @@ const ALLOWED_IMPORTS = new Set([
   "env.opa_builtin4",
 ]);
 
-/** asc arguments for a build; paths are relative to the repository root (asc's baseDir). */
-export function ascArgs({ debug = false, names = false, textFile, outFile = "build/runtime.wasm", entry = "pdp/runtime/assembly/index.ts" } = {}) {
+/** asc arguments for a build; paths are relative to the package root (asc's baseDir), packages/rego-wasm. */
+export function ascArgs({ debug = false, names = false, textFile, outFile = "build/runtime.wasm", entry = "runtime/assembly/index.ts" } = {}) {
   const args = [
     entry,
     "--baseDir",
@@ -45,9 +48,9 @@ export function ascArgs({ debug = false, names = false, textFile, outFile = "bui
     "--outFile",
     outFile,
     "--runtime",
-    "pdp/runtime/assembly/rt",
+    "runtime/assembly/rt",
     "--use",
-    "abort=pdp/runtime/assembly/rt/opaAbortShim",
+    "abort=runtime/assembly/rt/opaAbortShim",
     "--importMemory",
     "--initialMemory",
     "2",

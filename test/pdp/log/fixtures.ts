@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { compile } from "@portcullis/rego-wasm";
 import { Engine } from "../../../pdp/engine";
 import type { DecisionRecord, PolicyEvaluator } from "../../../pdp/types";
 import { bundleOf } from "../fixtures";

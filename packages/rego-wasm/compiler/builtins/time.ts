@@ -1,5 +1,5 @@
 /**
- * Time builtins, compiled natively (pdp/runtime/assembly/builtins/time/)
+ * Time builtins, compiled natively (runtime/assembly/builtins/time/)
  * except time.now_ns.
  *
  * time.now_ns is a host builtin: OPA's Wasm ABI gives the module no clock

@@ -26,14 +26,17 @@ export interface ConformanceCase {
   strictError: boolean;
 }
 
+/** Where OPA's cases live: `shared/` beside the Portcullis repository, which holds this package at packages/rego-wasm. */
+const SHARED = () => path.join(packageRoot(), "..", "..", "..", "shared");
+
 /** OPA's cases as the project receives them: `shared/rego-conformance/cases` beside the repository. */
 export function conformanceCasesDir(): string {
-  return path.join(packageRoot(), "..", "shared", "rego-conformance", "cases");
+  return path.join(SHARED(), "rego-conformance", "cases");
 }
 
 /** OPA's v0 variant of the same directories (`shared/rego-conformance-v0/cases`), run with `--v0-compatible`. */
 export function conformanceV0CasesDir(): string {
-  return path.join(packageRoot(), "..", "shared", "rego-conformance-v0", "cases");
+  return path.join(SHARED(), "rego-conformance-v0", "cases");
 }
 
 /** One family's directory (`aggregates`, `jsonpatch`, ...) under conformanceCasesDir(). */

@@ -1,7 +1,7 @@
 /**
  * Entry file of the policy runtime: everything exported here becomes an
  * export of build/runtime.wasm, which the policy linker resolves by name
- * (see pdp/compiler/runtime-contract.ts). Owned by the runtime core; each
+ * (see compiler/runtime-contract.ts). Owned by the runtime core; each
  * builtin family adds its one `export *` line below when its module compiles.
  */
 

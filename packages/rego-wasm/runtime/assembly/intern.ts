@@ -10,7 +10,7 @@
  *
  * Safe to share: string values are immutable. Safe across heap rewinds: the
  * table and the constants are built by the module's start function (see
- * pdp/compiler/emit/constants.ts), below every rewind point, and the start
+ * compiler/emit/constants.ts), below every rewind point, and the start
  * function seals the table when it is done, so nothing allocated later (and
  * rewound later) can ever be entered.
  */

@@ -3,8 +3,8 @@
  * conflict that only shows at evaluation time aborts with a clear message.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
-import { CompileError, CompileErrors } from "../../../pdp/compiler/errors";
+import { compile } from "../../compiler";
+import { CompileError, CompileErrors } from "../../compiler/errors";
 
 function compileError(source: string, entrypoint = "p/allow"): CompileError {
   try {

@@ -3,8 +3,8 @@
  * query evaluated through @open-policy-agent/opa-wasm, with no data.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
-import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+import { compile } from "../../compiler";
+import { EvaluationClock } from "../../compiler/host-builtins";
 
 /** The query's result set (`[]` when undefined) for `input`. */
 export async function resultSet(source: string, input: unknown = {}, query = "x = data.t.p"): Promise<Array<Record<string, unknown>>> {

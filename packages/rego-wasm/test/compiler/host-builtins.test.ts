@@ -6,8 +6,8 @@
  * Declarations belong to one compilation: nothing leaks into the next.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile, type HostBuiltinDecl } from "../../../pdp/compiler";
-import { CompileErrors } from "../../../pdp/compiler/errors";
+import { compile, type HostBuiltinDecl } from "../../compiler";
+import { CompileErrors } from "../../compiler/errors";
 
 const HOST: HostBuiltinDecl[] = [
   { name: "acme.tier", arity: 1 },

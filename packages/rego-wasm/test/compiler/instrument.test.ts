@@ -1,11 +1,11 @@
 /**
- * compile()'s `instrument` (pdp/compiler/instrument.ts): probes before every
+ * compile()'s `instrument` (compiler/instrument.ts): probes before every
  * expression of every body kind and after every rule body, each firing
  * exactly when evaluation reaches it; results unchanged; nothing of it in a
  * compilation without the option.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile, type Probe } from "../../../pdp/compiler";
+import { compile, type Probe } from "../../compiler";
 
 const SOURCE = `package t
 

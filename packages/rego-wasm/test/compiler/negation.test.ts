@@ -16,7 +16,7 @@
  * Wasm through @open-policy-agent/opa-wasm; each expectation is OPA's answer.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { compile } from "../../compiler";
 
 /** `x` of `query` (default `x = data.t.p`) for `package t` + `rules`, or undefined when there is none. */
 async function valueOf(rules: string, input?: unknown, opts: { query?: string; data?: object; imports?: string } = {}): Promise<unknown> {

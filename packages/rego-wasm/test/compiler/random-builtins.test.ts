@@ -7,8 +7,8 @@
  * collision that would fail them has probability below 1e-10.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
-import { EvaluationClock } from "../../../pdp/compiler/host-builtins";
+import { compile } from "../../compiler";
+import { EvaluationClock } from "../../compiler/host-builtins";
 
 const BIG = 2 ** 40;
 

@@ -3,7 +3,7 @@
  * the checker lowers to constants as OPA's compiler does.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../pdp/compiler";
+import { compile } from "../../compiler";
 import { valueOfX } from "./evaluate-rego";
 
 /** data.<query path> over several modules. */

@@ -4,7 +4,7 @@
  * embedded expression's values; the runtime renders the parts.
  */
 import { resultSet } from "./evaluate-rego";
-import { compile } from "../../../pdp/compiler";
+import { compile } from "../../compiler";
 
 const evaluate = resultSet;
 

@@ -5,7 +5,7 @@
  *
  * Usage (e.g. for a builtin `bi_object_get`):
  *
- *   import { loadRuntime, Runtime } from "../harness";   // adjust the path
+ *   import { loadRuntime, Runtime } from "../harness";   // from test/runtime/builtins/
  *   let rt: Runtime;
  *   beforeAll(async () => { rt = await loadRuntime(); });
  *   test("object.get", () => {
@@ -25,8 +25,8 @@
  * - `reset()` rewinds the heap to where it was after instantiation, so a long
  *   test file does not grow memory without end.
  *
- * The runtime is rebuilt (`node pdp/runtime/build.mjs`) when build/runtime.wasm
- * is missing or older than any file under pdp/runtime/. Set
+ * The runtime is rebuilt (`node runtime/build.mjs`) when build/runtime.wasm
+ * is missing or older than any file under runtime/. Set
  * PORTCULLIS_NO_RUNTIME_BUILD=1 to use the existing file as is.
  */
 
@@ -34,9 +34,10 @@ import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
-export const ROOT = path.resolve(__dirname, "../../..");
+/** The package root (packages/rego-wasm). */
+export const ROOT = path.resolve(__dirname, "../..");
 export const RUNTIME_WASM = path.join(ROOT, "build/runtime.wasm");
-const RUNTIME_SRC = path.join(ROOT, "pdp/runtime");
+const RUNTIME_SRC = path.join(ROOT, "runtime");
 
 export class OpaAbort extends Error {
   constructor(message: string) {

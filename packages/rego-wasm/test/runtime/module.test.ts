@@ -4,7 +4,7 @@
  * exports, and the linker's `__heap_start` global.
  */
 import { readFileSync } from "node:fs";
-import { RUNTIME_FUNCTIONS, HEAP_START_GLOBAL } from "../../../pdp/compiler/runtime-contract";
+import { RUNTIME_FUNCTIONS, HEAP_START_GLOBAL } from "../../compiler/runtime-contract";
 import { ensureRuntimeBuilt, RUNTIME_WASM, loadRuntime } from "./harness";
 import { readModule, patchGlobalInit } from "./wasm-binary";
 

@@ -16,14 +16,14 @@ import { ROOT } from "./harness";
 const opa = require("@open-policy-agent/opa-wasm");
 
 const FIXTURE = `
-import { Value, ObjV, ArrV, SetV, StrV, NumV } from "../../pdp/runtime/assembly/value";
-import { hostAbort, rt_host_builtin1 } from "../../pdp/runtime/assembly/host";
-import { rt_ctx_input, rt_ctx_data, rt_ctx_entrypoint, rt_ctx_set_result, rt_eval_begin, rt_parse_input, rt_dump } from "../../pdp/runtime/assembly/ctx";
-import { rt_dot, rt_object_insert_once } from "../../pdp/runtime/assembly/ops";
-import { rt_print } from "../../pdp/runtime/assembly/print";
-import { dumpJson, parseBytes } from "../../pdp/runtime/assembly/json";
-export * from "../../pdp/runtime/assembly/abi";
-export * from "../../pdp/runtime/assembly/ctx";
+import { Value, ObjV, ArrV, SetV, StrV, NumV } from "../../runtime/assembly/value";
+import { hostAbort, rt_host_builtin1 } from "../../runtime/assembly/host";
+import { rt_ctx_input, rt_ctx_data, rt_ctx_entrypoint, rt_ctx_set_result, rt_eval_begin, rt_parse_input, rt_dump } from "../../runtime/assembly/ctx";
+import { rt_dot, rt_object_insert_once } from "../../runtime/assembly/ops";
+import { rt_print } from "../../runtime/assembly/print";
+import { dumpJson, parseBytes } from "../../runtime/assembly/json";
+export * from "../../runtime/assembly/abi";
+export * from "../../runtime/assembly/ctx";
 
 /** Test probe: JSON text of an f64 computed in Wasm (no literal text). */
 export function probe_format(v: f64): usize {
@@ -100,7 +100,7 @@ beforeAll(() => {
   const dir = path.join(ROOT, "build/test");
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, "sdk-policy.ts"), FIXTURE);
-  execFileSync(process.execPath, [path.join(ROOT, "pdp/runtime/build.mjs"), "--entry", "build/test/sdk-policy.ts", "--out", "build/test/sdk-policy.wasm"], {
+  execFileSync(process.execPath, [path.join(ROOT, "runtime/build.mjs"), "--entry", "build/test/sdk-policy.ts", "--out", "build/test/sdk-policy.wasm"], {
     cwd: ROOT,
     stdio: "pipe",
   });

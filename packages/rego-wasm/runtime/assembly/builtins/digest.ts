@@ -5,7 +5,7 @@
  *
  * The Wasm module has no host crypto to call, so the algorithms are written
  * out here; they are checked against Node's crypto in
- * test/pdp/compiler/graph-crypto-builtins.test.ts.
+ * test/compiler/graph-crypto-builtins.test.ts.
  */
 
 /** A digest function: the bytes of a message to the bytes of its hash. */

@@ -1,6 +1,6 @@
 /**
  * internal.template_string: the builtin template strings (`$"a {x} b"`) are
- * lowered to (see pdp/compiler/parse/template.ts). Its one operand is an
+ * lowered to (see compiler/parse/template.ts). Its one operand is an
  * array of parts, joined without separator, as OPA's topdown renders them
  * (v1/topdown/template_string.go, which shares print()'s operand rules):
  * - a string as is; a number, boolean or null as its Rego text;

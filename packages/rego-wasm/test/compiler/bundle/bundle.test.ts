@@ -4,8 +4,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
-import { BundleError, readBundle, writeBundle } from "../../../../pdp/compiler/bundle";
-import { readTar, writeTar } from "../../../../pdp/compiler/bundle/tar";
+import { BundleError, readBundle, writeBundle } from "../../../compiler/bundle";
+import { readTar, writeTar } from "../../../compiler/bundle/tar";
 
 const wasm = Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
 const manifest = {

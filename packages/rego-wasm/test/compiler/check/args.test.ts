@@ -4,9 +4,9 @@
  * the frame the body's `:=` / `some` declare into; rewriteDeclaredVar then
  * reports "arg x redeclared"). Closures open a new frame and may shadow.
  */
-import { check } from "../../../../pdp/compiler/check";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import { parseModule } from "../../../../pdp/compiler/parse";
+import { check } from "../../../compiler/check";
+import { CompileErrors } from "../../../compiler/errors";
+import { parseModule } from "../../../compiler/parse";
 
 function errorsOf(source: string): string[] {
   try {

@@ -2,10 +2,10 @@
  * The checker: rule tree, name resolution, renaming, safety reordering and
  * the compile errors OPA reports (codes and messages).
  */
-import type { Expr, Term } from "../../../../pdp/compiler/ast";
-import { check, checkQuery, findNode, type Program } from "../../../../pdp/compiler/check";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import { parseModule, parseQuery } from "../../../../pdp/compiler/parse";
+import type { Expr, Term } from "../../../compiler/ast";
+import { check, checkQuery, findNode, type Program } from "../../../compiler/check";
+import { CompileErrors } from "../../../compiler/errors";
+import { parseModule, parseQuery } from "../../../compiler/parse";
 
 function program(...sources: string[]): Program {
   return check(sources.map((s, i) => parseModule(s, `m${i}.rego`)));

@@ -5,7 +5,7 @@
  * `data[x].allow...` is not recursive merely because it sits under `data`.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 type Source = { file: string; source: string };
 

@@ -4,7 +4,7 @@
  * ref inside the same expression (`some k; k == xs[k]`) is safe and planned.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 async function evaluate(source: string, input: unknown, query = "x = data.t.p"): Promise<unknown> {
   const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query }] }).wasm;

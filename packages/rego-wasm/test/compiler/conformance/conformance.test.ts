@@ -8,9 +8,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { packageRoot } from "../../../../pdp/compiler";
-import { conformanceCasesDir, loadCases } from "../../../../pdp/compiler/conformance/cases";
-import { familySummary, runCases } from "../../../../pdp/compiler/conformance/run";
+import { packageRoot } from "../../../compiler";
+import { conformanceCasesDir, loadCases } from "../../../compiler/conformance/cases";
+import { familySummary, runCases } from "../../../compiler/conformance/run";
 
 const CASES_DIR = conformanceCasesDir();
 const MIN_PASS_RATE = 0.8;

@@ -3,8 +3,8 @@
  * run does: want_result first (no error allowed, even beside a strict-only
  * error), then a strict-only error (undefined in Wasm), then the error code.
  */
-import type { ConformanceCase } from "../../../../pdp/compiler/conformance/cases";
-import { runCase } from "../../../../pdp/compiler/conformance/run";
+import type { ConformanceCase } from "../../../compiler/conformance/cases";
+import { runCase } from "../../../compiler/conformance/run";
 
 function kase(over: Partial<ConformanceCase>): ConformanceCase {
   return {

@@ -3,9 +3,9 @@
  * host builtin (declared through compile()'s `hostBuiltins`) that sleeps
  * for a Go duration, synchronously, and returns null.
  */
-import { parseGoDuration } from "../../../../pdp/compiler/conformance/harness-builtins";
-import { runCase } from "../../../../pdp/compiler/conformance/run";
-import type { ConformanceCase } from "../../../../pdp/compiler/conformance/cases";
+import { parseGoDuration } from "../../../compiler/conformance/harness-builtins";
+import { runCase } from "../../../compiler/conformance/run";
+import type { ConformanceCase } from "../../../compiler/conformance/cases";
 
 test("Go durations", () => {
   expect(parseGoDuration("10ms")).toBe(10);

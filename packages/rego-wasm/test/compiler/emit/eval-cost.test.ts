@@ -8,7 +8,7 @@
  * lower/upper, string-keyed lookups) agree with the plain definitions.
  */
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 async function load(source: string, entrypoints: string[]): Promise<LoadedPolicy> {
   const policy = await loadPolicy(compile([{ file: "t.rego", source }], { entrypoints }).wasm);

@@ -5,14 +5,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import { CompileError } from "../../../../pdp/compiler/errors";
-import { link } from "../../../../pdp/compiler/emit/link";
-import { importedMemoryPages, loadSizedPolicy, MAX_MEMORY_PAGES, MemoryLimitError, policyMemory } from "../../../../pdp/compiler/bundle/memory";
-import { readModule, writeModule, findSection, SectionId, setSection } from "../../../../pdp/compiler/emit/wasm/module";
-import { encodeExports, readExports, readImports } from "../../../../pdp/compiler/emit/wasm/sections";
-import type { Block, Func, Plan, Policy, Stmt } from "../../../../pdp/compiler/plan/ir";
+import { CompileError } from "../../../compiler/errors";
+import { link } from "../../../compiler/emit/link";
+import { importedMemoryPages, loadSizedPolicy, MAX_MEMORY_PAGES, MemoryLimitError, policyMemory } from "../../../compiler/bundle/memory";
+import { readModule, writeModule, findSection, SectionId, setSection } from "../../../compiler/emit/wasm/module";
+import { encodeExports, readExports, readImports } from "../../../compiler/emit/wasm/sections";
+import type { Block, Func, Plan, Policy, Stmt } from "../../../compiler/plan/ir";
 
-const runtime = fs.readFileSync(path.join(__dirname, "../../../../build/runtime.wasm"));
+const runtime = fs.readFileSync(path.join(__dirname, "../../../build/runtime.wasm"));
 
 /** Strings used by the policies below; `S.x` is the index of "x". */
 const STRINGS = ["result", "xs", "deny", "x", "roles", "1.5e3", "a", "b"];

@@ -4,12 +4,12 @@
  * which are read) and through evaluation (results unchanged either way).
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
-import { check } from "../../../../pdp/compiler/check";
-import { localsRead } from "../../../../pdp/compiler/emit/locals-read";
-import { parseModule } from "../../../../pdp/compiler/parse";
-import { plan } from "../../../../pdp/compiler/plan";
-import type { Block, ScanStmt } from "../../../../pdp/compiler/plan/ir";
+import { compile } from "../../../compiler";
+import { check } from "../../../compiler/check";
+import { localsRead } from "../../../compiler/emit/locals-read";
+import { parseModule } from "../../../compiler/parse";
+import { plan } from "../../../compiler/plan";
+import type { Block, ScanStmt } from "../../../compiler/plan/ir";
 
 const SOURCE = `package t
 

@@ -9,9 +9,9 @@
  * and so do we, with OPA's messages; an infix *key* of an object
  * comprehension is accepted, as in OPA.
  */
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import { parseModule } from "../../../../pdp/compiler/parse";
-import { printTerm } from "../../../../pdp/compiler/parse/print";
+import { CompileErrors } from "../../../compiler/errors";
+import { parseModule } from "../../../compiler/parse";
+import { printTerm } from "../../../compiler/parse/print";
 
 function errorsOf(body: string): string[] {
   try {

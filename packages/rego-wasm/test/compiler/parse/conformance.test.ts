@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { parseModule, parseQuery, parseTerm } from "../../../../pdp/compiler/parse";
-import { conformanceCasesDir } from "../../../../pdp/compiler/conformance/cases";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import { printBody, printModule } from "../../../../pdp/compiler/parse/print";
+import { parseModule, parseQuery, parseTerm } from "../../../compiler/parse";
+import { conformanceCasesDir } from "../../../compiler/conformance/cases";
+import { CompileErrors } from "../../../compiler/errors";
+import { printBody, printModule } from "../../../compiler/parse/print";
 
 const ROOT = conformanceCasesDir();
 

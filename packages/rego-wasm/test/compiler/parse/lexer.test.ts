@@ -1,6 +1,6 @@
 /** The lexer: token kinds, whitespace/newline flags, positions, literals, errors. */
-import { lex, unescapeJson } from "../../../../pdp/compiler/parse/lexer";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
+import { lex, unescapeJson } from "../../../compiler/parse/lexer";
+import { CompileErrors } from "../../../compiler/errors";
 
 const kinds = (src: string): string[] => lex(src, "f.rego").map((t) => t.kind);
 

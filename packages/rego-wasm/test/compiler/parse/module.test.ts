@@ -1,8 +1,8 @@
 /** Modules: package, imports, every rule form, else chains, v1 checks, errors with file:row:col. */
-import { parseModule, parseQuery, parseTerm } from "../../../../pdp/compiler/parse";
-import { printModule, printRule } from "../../../../pdp/compiler/parse/print";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import type { Rule } from "../../../../pdp/compiler/ast";
+import { parseModule, parseQuery, parseTerm } from "../../../compiler/parse";
+import { printModule, printRule } from "../../../compiler/parse/print";
+import { CompileErrors } from "../../../compiler/errors";
+import type { Rule } from "../../../compiler/ast";
 
 const mod = (body: string) => parseModule(`package test\n${body}`, "m.rego");
 const rules = (body: string): string[] => mod(body).rules.map(printRule);

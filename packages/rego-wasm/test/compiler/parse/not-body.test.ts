@@ -5,7 +5,7 @@
  * negated as a whole (undefined operands make `not` succeed).
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 async function evaluate(source: string, input: unknown): Promise<unknown> {
   const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query: "x = data.negation.p" }] }).wasm;

@@ -3,10 +3,10 @@
  * in refs and rule heads, `|` versus comprehensions, comments inside rules,
  * error collection, else chains and bodies.
  */
-import { parseModule, parseQuery, parseTerm } from "../../../../pdp/compiler/parse";
-import { printModule, printRule, printTerm } from "../../../../pdp/compiler/parse/print";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import { KEYWORDS } from "../../../../pdp/compiler/parse/lexer";
+import { parseModule, parseQuery, parseTerm } from "../../../compiler/parse";
+import { printModule, printRule, printTerm } from "../../../compiler/parse/print";
+import { CompileErrors } from "../../../compiler/errors";
+import { KEYWORDS } from "../../../compiler/parse/lexer";
 
 function errorsOf(parse: () => unknown): string[] {
   try {

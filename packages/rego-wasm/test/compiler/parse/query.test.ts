@@ -1,7 +1,7 @@
 /** Queries, expressions and terms: precedence, every construct, node positions. */
-import { parseQuery, parseTerm } from "../../../../pdp/compiler/parse";
-import { printBody, printTerm } from "../../../../pdp/compiler/parse/print";
-import type { Expr, Term } from "../../../../pdp/compiler/ast";
+import { parseQuery, parseTerm } from "../../../compiler/parse";
+import { printBody, printTerm } from "../../../compiler/parse/print";
+import type { Expr, Term } from "../../../compiler/ast";
 
 const q = (src: string): string => printBody(parseQuery(src, "q.rego"));
 const t = (src: string): string => printTerm(parseTerm(src, "t.rego"));

@@ -5,10 +5,10 @@
  * compiled to real Wasm and evaluated through the SDK.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
-import { CompileErrors } from "../../../../pdp/compiler/errors";
-import { parseModule } from "../../../../pdp/compiler/parse";
-import { printRule } from "../../../../pdp/compiler/parse/print";
+import { compile } from "../../../compiler";
+import { CompileErrors } from "../../../compiler/errors";
+import { parseModule } from "../../../compiler/parse";
+import { printRule } from "../../../compiler/parse/print";
 
 const v0 = (src: string) => parseModule(src, "m.rego", undefined, "v0");
 const v1 = (src: string) => parseModule(src, "m.rego");

@@ -5,7 +5,7 @@
  * conflicting values`), so either is found as a substring.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 async function evaluate(source: string, query: string): Promise<unknown> {
   const wasm = compile([{ file: "t.rego", source }], { entrypoints: [{ name: "q", query }] }).wasm;

@@ -4,7 +4,7 @@
  * first, whatever the argument order (`k != xs[k]`, `startswith(k, xs[k])`),
  * as OPA's RewriteDynamicTerms does by pulling the ref out of the call.
  */
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 import { resultSet, valueOfX } from "../evaluate-rego";
 
 const XS = { xs: { a: "a", b: "x", ab: "abc" } };

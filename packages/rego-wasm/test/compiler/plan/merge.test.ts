@@ -6,7 +6,7 @@
  * as it is. Reading the rule itself still gives the rule's value.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 async function run(modules: string[], query: string, data: object): Promise<unknown> {
   const sources = modules.map((source, i) => ({ file: `m${i}.rego`, source }));

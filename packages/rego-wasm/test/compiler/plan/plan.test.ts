@@ -2,10 +2,10 @@
  * The planner's IR, checked structurally and through its printed form:
  * entrypoint plans, rule functions, memoisation, conflicts, `with` mocks.
  */
-import { check } from "../../../../pdp/compiler/check";
-import { parseModule, parseQuery } from "../../../../pdp/compiler/parse";
-import { plan, printPolicy, type Entrypoint } from "../../../../pdp/compiler/plan";
-import type { Block, Policy, Stmt } from "../../../../pdp/compiler/plan/ir";
+import { check } from "../../../compiler/check";
+import { parseModule, parseQuery } from "../../../compiler/parse";
+import { plan, printPolicy, type Entrypoint } from "../../../compiler/plan";
+import type { Block, Policy, Stmt } from "../../../compiler/plan/ir";
 
 function policyOf(sources: string[], entrypoints: Entrypoint[]): Policy {
   return plan(check(sources.map((s, i) => parseModule(s, `m${i}.rego`))), entrypoints);

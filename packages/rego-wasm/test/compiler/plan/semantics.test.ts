@@ -4,7 +4,7 @@
  * the planner is responsible for (undefined vs false, conflicts, `with`...).
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
+import { compile } from "../../../compiler";
 
 async function run(modules: string[], query: string, opts: { input?: unknown; data?: object } = {}): Promise<unknown> {
   const sources = modules.map((source, i) => ({ file: `m${i}.rego`, source }));

@@ -5,8 +5,8 @@
  * each pair with the call's output pattern, wherever the call appears.
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
-import { compile } from "../../../../pdp/compiler";
-import { printPolicy } from "../../../../pdp/compiler/plan";
+import { compile } from "../../../compiler";
+import { printPolicy } from "../../../compiler/plan";
 
 async function run(module: string, query: string, input?: unknown): Promise<unknown> {
   const { wasm } = compile([{ file: "w.rego", source: module }], { entrypoints: [{ name: "q", query }] });

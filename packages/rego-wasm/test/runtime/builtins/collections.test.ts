@@ -9,7 +9,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import { conformanceFamilyDir } from "../../../../pdp/compiler/conformance/cases";
+import { conformanceFamilyDir } from "../../../compiler/conformance/cases";
 import { useRuntime } from "./arith-call";
 
 const c = useRuntime();

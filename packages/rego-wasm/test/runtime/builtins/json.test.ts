@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { conformanceFamilyDir } from "../../../../pdp/compiler/conformance/cases";
+import { conformanceFamilyDir } from "../../../compiler/conformance/cases";
 import { useRuntime } from "./arith-call";
 
 const c = useRuntime();

@@ -3,11 +3,11 @@
  * regexfind, regexisvalid, regexreplace, regexmatchtemplate, globmatch),
  * end to end: compiled by our compiler against the current
  * build/runtime.wasm and evaluated through @open-policy-agent/opa-wasm
- * (pdp/compiler/conformance/run.ts). All of them must pass.
+ * (compiler/conformance/run.ts). All of them must pass.
  */
 import { readFileSync } from "node:fs";
-import { conformanceCasesDir, loadCases } from "../../../../pdp/compiler/conformance/cases";
-import { runCase } from "../../../../pdp/compiler/conformance/run";
+import { conformanceCasesDir, loadCases } from "../../../compiler/conformance/cases";
+import { runCase } from "../../../compiler/conformance/run";
 import { ensureRuntimeBuilt, RUNTIME_WASM } from "../harness";
 
 const FAMILIES = ["regexmatch", "regexfind", "regexisvalid", "regexreplace", "regexmatchtemplate", "globmatch"];

@@ -1,5 +1,5 @@
 /**
- * time.* builtins (pdp/runtime/assembly/builtins/time/) through the runtime
+ * time.* builtins (runtime/assembly/builtins/time/) through the runtime
  * harness. Expectations come from OPA's conformance cases (time/*.yaml), Go's
  * documented `time` behaviour, and JS's Date for plain UTC arithmetic.
  * Nanosecond results exceed 2^53, so they are compared as JSON text.

@@ -4,7 +4,7 @@
  * from the JavaScript engine's own Unicode database (V8/ICU `\p{...}` and
  * case-insensitive `u` regexps), so nothing is downloaded.
  *
- *   node pdp/runtime/assembly/builtins/regex/gen-unicode.mjs
+ *   node runtime/assembly/builtins/regex/gen-unicode.mjs
  *
  * Tables (what Go's regexp/syntax knows through package unicode):
  * - the two-letter general categories (one-letter ones are unions of them,

@@ -10,7 +10,7 @@
  * named zone's table entry is valid (see `zone.ts`).
  *
  * `time.now_ns` is not here: the Wasm module has no clock, so the catalogue
- * marks it a host builtin (`pdp/compiler/builtins/time.ts`).
+ * marks it a host builtin (`compiler/builtins/time.ts`).
  */
 
 import { ArrV, StrV, Value, T_STRING, num, str } from "../../value";

@@ -1,10 +1,10 @@
 /** The Wasm binary toolkit: LEB128, section split/rejoin, section codecs, the code builder. */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ByteReader, encodeS32, encodeU32, WasmFormatError } from "../../../../../pdp/compiler/emit/wasm/bytes";
-import { Code } from "../../../../../pdp/compiler/emit/wasm/code";
-import { findSection, readModule, SectionId, setSection, writeModule } from "../../../../../pdp/compiler/emit/wasm/module";
-import { addFunctionNames } from "../../../../../pdp/compiler/emit/wasm/names";
+import { ByteReader, encodeS32, encodeU32, WasmFormatError } from "../../../../compiler/emit/wasm/bytes";
+import { Code } from "../../../../compiler/emit/wasm/code";
+import { findSection, readModule, SectionId, setSection, writeModule } from "../../../../compiler/emit/wasm/module";
+import { addFunctionNames } from "../../../../compiler/emit/wasm/names";
 import {
   encodeExports,
   encodeFuncBody,
@@ -16,9 +16,9 @@ import {
   readImports,
   readTypes,
   ValType,
-} from "../../../../../pdp/compiler/emit/wasm/sections";
+} from "../../../../compiler/emit/wasm/sections";
 
-const runtimePath = path.join(__dirname, "../../../../../build/runtime.wasm");
+const runtimePath = path.join(__dirname, "../../../../build/runtime.wasm");
 
 describe("LEB128", () => {
   test.each([0, 1, 63, 64, 127, 128, 255, 16383, 16384, 2 ** 31, 0xffffffff])("u32 %d", (v) => {
