@@ -21,4 +21,27 @@ export default tseslint.config(
       "no-unexpected-multiline": "off",
     },
   },
+  {
+    // The toolchain is a package (packages/rego-wasm, issue 22 item 4): the service reaches it only through its
+    // public entries, so what the package may change freely stays its own business.
+    files: ["**/*.ts"],
+    ignores: ["packages/rego-wasm/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/packages/rego-wasm", "**/packages/rego-wasm/**"],
+              message: 'Import the toolchain as "@portcullis/rego-wasm" (its public API, packages/rego-wasm/index.ts).',
+            },
+            {
+              group: ["@portcullis/rego-wasm/*", "!@portcullis/rego-wasm/conformance"],
+              message: 'Only "@portcullis/rego-wasm" and "@portcullis/rego-wasm/conformance" are public; export what you need from the package\'s index.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
