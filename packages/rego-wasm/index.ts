@@ -20,7 +20,7 @@ export { loadSizedPolicy, MAX_MEMORY_PAGES, MemoryLimitError } from "./compiler/
 export type { SizedLoadOptions } from "./compiler/bundle";
 
 // Host builtins: the builtins a policy calls back into JS for, behind one per-evaluation clock.
-export { EvaluationClock } from "./compiler/host-builtins";
+export { EvaluationClock } from "./compiler/host";
 export { lookupBuiltin } from "./compiler/builtins";
 export type { DeclaredType } from "./compiler/builtins";
 export { invalidType } from "./compiler/builtins/declared-types";

@@ -9,7 +9,7 @@
  */
 import { compile, type Probe } from ".";
 import { loadSizedPolicy, readBundle } from "./bundle";
-import { EvaluationClock } from "./host-builtins";
+import { EvaluationClock } from "./host";
 
 export interface InstrumentedBundle {
   revision: string;

@@ -35,7 +35,7 @@ export interface BuiltinSpec {
   jwsSignedByHost?: boolean;
 }
 
-/** The host builtin that signs a JWS signing input with a private JWK (compiler/host-jwt.ts). */
+/** The host builtin that signs a JWS signing input with a private JWK (compiler/host/jwt/). */
 export const JWS_SIGN_HOST_BUILTIN = "internal.jws_sign";
 
 export function specs(arity: number, names: string[], extra: Partial<BuiltinSpec> = {}): BuiltinSpec[] {

@@ -16,7 +16,7 @@
  */
 import { compile, type SyntaxVersion } from "..";
 import { loadSizedPolicy } from "../bundle/memory";
-import { EvaluationClock } from "../host-builtins";
+import { EvaluationClock } from "../host";
 import { CompileError, CompileErrors } from "../errors";
 import { HARNESS_BUILTINS, harnessBuiltins } from "./harness-builtins";
 import type { ConformanceCase } from "./cases";

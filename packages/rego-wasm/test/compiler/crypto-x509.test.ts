@@ -1,6 +1,6 @@
 /**
  * crypto.x509.* and crypto.parse_private_keys dispatched to the host
- * (compiler/host-x509/, supplied by EvaluationClock.builtins()). The
+ * (compiler/host/x509/, supplied by EvaluationClock.builtins()). The
  * fixtures were made with openssl: a P-256 chain Root -> Inter -> leaf (leaf
  * for clientAuth, DNS www.example.com, valid 2026-11-21T20:44:17Z for two
  * days), the leaf's key, another key, a CSR with SANs and a CA with name

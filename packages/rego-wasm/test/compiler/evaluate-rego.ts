@@ -4,7 +4,7 @@
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../compiler";
-import { EvaluationClock } from "../../compiler/host-builtins";
+import { EvaluationClock } from "../../compiler/host";
 
 /** The query's result set (`[]` when undefined) for `input`. */
 export async function resultSet(source: string, input: unknown = {}, query = "x = data.t.p"): Promise<Array<Record<string, unknown>>> {

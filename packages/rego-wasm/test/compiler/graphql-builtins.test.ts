@@ -1,15 +1,15 @@
 /**
- * GraphQL builtins dispatched to the host (compiler/host-graphql/,
+ * GraphQL builtins dispatched to the host (compiler/host/graphql/,
  * supplied by EvaluationClock.builtins()): graphql.parse_query,
  * parse_schema, parse, parse_and_verify, is_valid and schema_is_valid. The
  * policies run as real Wasm through the SDK; OPA's builtin errors make the
  * call undefined. Error wording (gqlparser's) is checked on the modules.
  */
 import { hostValueOf } from "./evaluate-rego";
-import { parseQuery } from "../../compiler/host-graphql/parser";
-import { parseSchema } from "../../compiler/host-graphql/schema-parser";
-import { buildSchema } from "../../compiler/host-graphql/schema-validation";
-import { validateQuery } from "../../compiler/host-graphql/query-validation";
+import { parseQuery } from "../../compiler/host/graphql/parser";
+import { parseSchema } from "../../compiler/host/graphql/schema-parser";
+import { buildSchema } from "../../compiler/host/graphql/schema-validation";
+import { validateQuery } from "../../compiler/host/graphql/query-validation";
 
 const p = hostValueOf;
 

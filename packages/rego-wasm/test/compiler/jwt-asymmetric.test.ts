@@ -1,5 +1,5 @@
 /**
- * Public-key JWT builtins dispatched to the host (compiler/host-jwt.ts,
+ * Public-key JWT builtins dispatched to the host (compiler/host/jwt/,
  * supplied by EvaluationClock.builtins()): io.jwt.verify_rs/ps/es*,
  * verify_eddsa and io.jwt.decode_verify. Keys are generated and tokens
  * signed by node:crypto; the policy runs as real Wasm through the SDK.

@@ -8,7 +8,7 @@
  */
 import { loadPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../compiler";
-import { EvaluationClock } from "../../compiler/host-builtins";
+import { EvaluationClock } from "../../compiler/host";
 
 const BIG = 2 ** 40;
 

@@ -2,7 +2,7 @@
  * uuid.parse (OPA v1/topdown/uuid.go over google/uuid's Parse): the
  * version and variant of any UUID, plus the time, clock sequence and node
  * (MAC) fields a version 1 or 2 UUID carries, and a version 2's local
- * domain and id. uuid.rfc4122 (random) is a host builtin (compiler/host-random.ts).
+ * domain and id. uuid.rfc4122 (random) is a host builtin (compiler/host/random.ts).
  */
 
 import { Value, StrV, ObjV, objectFromPairs } from "../value";

@@ -17,7 +17,7 @@ const KNOWN_FAILURES: string[] = [
   // http.send: declared for hosts to supply; neither our hosts nor the npm SDK do.
   "invalidkeyerror/test-invalidkeyerror-0177.yaml: invalidkeyerror/missing keys",
   // graphql: upstream cases disagree on whether a parsed Value carries "ExpectedTypeHasDefault": false;
-  // we render the majority's values without it (see compiler/host-graphql/value.ts), so these few fail.
+  // we render the majority's values without it (see compiler/host/graphql/value.ts), so these few fail.
   "graphql/test-graphql-basic-ast.yaml: graphql_parse_query/success-basic-ast with arguments",
   "graphql/test-graphql-basic-ast.yaml: graphql_parse_query/success-basic-ast inline fragments and type conditions",
   "graphql/test-graphql-basic-ast.yaml: graphql_parse_query/success-basic-ast meta fields and introspection",

@@ -11,18 +11,18 @@
  * `opa.runtime`: what the host discloses about itself; nothing unless told
  * (OPA's own test harness answers `{}` as well).
  *
- * `rand.intn`, `uuid.rfc4122`: see ./host-random.ts; `tick()` also starts
+ * `rand.intn`, `uuid.rfc4122`: see ./random.ts; `tick()` also starts
  * their per-evaluation cache afresh.
  *
  * Public-key JWT builtins (io.jwt.verify_rs256 ..., io.jwt.decode_verify):
- * see ./host-jwt.ts; decode_verify's default time is this evaluation's now.
+ * see ./jwt/; decode_verify's default time is this evaluation's now.
  *
- * GraphQL builtins (graphql.parse_query, graphql.is_valid ...): see ./host-graphql/.
+ * GraphQL builtins (graphql.parse_query, graphql.is_valid ...): see ./graphql/.
  */
-import { graphqlBuiltins } from "./host-graphql";
-import { jwtBuiltins } from "./host-jwt";
-import { EvaluationRandom } from "./host-random";
-import { x509Builtins } from "./host-x509";
+import { graphqlBuiltins } from "./graphql";
+import { jwtBuiltins } from "./jwt";
+import { EvaluationRandom } from "./random";
+import { x509Builtins } from "./x509";
 
 export class EvaluationClock {
   /** This evaluation's now, or null until something in it asks. */

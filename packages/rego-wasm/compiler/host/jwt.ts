@@ -23,8 +23,8 @@ import {
   type JsonWebKey,
   type KeyObject,
 } from "node:crypto";
-import { JWS_SIGN_HOST_BUILTIN } from "./builtins/spec";
-import { latin1, pemDecode } from "./host-x509/pem";
+import { JWS_SIGN_HOST_BUILTIN } from "../builtins/spec";
+import { latin1, pemDecode } from "./x509/pem";
 
 type HostFn = (...args: unknown[]) => unknown;
 
@@ -141,7 +141,7 @@ function headerFields(header: Record<string, unknown>): HeaderFields {
 // ---------------------------------------------------------------- keys
 
 /**
- * Go's pem.Decode (host-x509/pem.ts, linear in the text) on the key text's
+ * Go's pem.Decode (x509/pem.ts, linear in the text) on the key text's
  * UTF-8 bytes: the first well-formed block and what follows it, or null.
  */
 function pemBlock(text: string): { type: string; der: Buffer; rest: string } | null {
