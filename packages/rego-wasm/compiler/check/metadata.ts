@@ -17,7 +17,7 @@
  */
 import type { Annotations, Body, Expr, Location, Module, ObjectTerm, Rule, Term } from "../ast";
 import { CompileError } from "../errors";
-import { mapExprParts, mapTermParts } from "./rewrite";
+import { mapExprParts, mapTermParts } from "./walk";
 
 const CHAIN = "rego.metadata.chain";
 const RULE = "rego.metadata.rule";
