@@ -17,7 +17,7 @@
  */
 import type { Annotations, Body, Expr, Location, Module, ObjectTerm, Rule, Term } from "../ast";
 import { CompileError } from "../errors";
-import { mapExprParts, mapTermParts } from "./walk";
+import { mapExprParts, mapTermParts, someTerm } from "./walk";
 
 const CHAIN = "rego.metadata.chain";
 const RULE = "rego.metadata.rule";
@@ -211,60 +211,13 @@ function isMetadataCall(t: Term): string | null {
 }
 
 function callsMetadata(rule: Rule): boolean {
-  let found = false;
-  const visit = (t: Term): void => {
-    if (!found && isMetadataCall(t)) found = true;
-  };
-  for (let r: Rule | null = rule; r && !found; r = r.else) {
+  const isCall = (t: Term): boolean => isMetadataCall(t) !== null;
+  for (let r: Rule | null = rule; r; r = r.else) {
     const h = r.head;
-    [...h.ref, ...(h.args ?? []), h.key, h.value].forEach((t) => t && walkTerm(t, visit));
-    walkBody(r.body, visit);
+    const heads = [...h.ref, ...(h.args ?? []), h.key, h.value].filter((t): t is Term => t !== null);
+    if (heads.some((t) => someTerm(t, isCall)) || someTerm(r.body, isCall)) return true;
   }
-  return found;
-}
-
-export function walkTerm(t: Term, f: (t: Term) => void): void {
-  f(t);
-  switch (t.type) {
-    case "ref":
-      t.terms.forEach((x) => walkTerm(x, f));
-      break;
-    case "array":
-    case "set":
-      t.items.forEach((x) => walkTerm(x, f));
-      break;
-    case "object":
-      t.items.forEach(([k, v]) => {
-        walkTerm(k, f);
-        walkTerm(v, f);
-      });
-      break;
-    case "arraycompr":
-    case "setcompr":
-      walkTerm(t.term, f);
-      walkBody(t.body, f);
-      break;
-    case "objectcompr":
-      walkTerm(t.key, f);
-      walkTerm(t.value, f);
-      walkBody(t.body, f);
-      break;
-    case "call":
-      t.args.forEach((x) => walkTerm(x, f));
-      break;
-  }
-}
-
-export function walkBody(body: Body, f: (t: Term) => void): void {
-  for (const e of body) {
-    e.with.forEach((w) => walkTerm(w.value, f));
-    if (e.kind === "term") walkTerm(e.term, f);
-    else if (e.kind === "somein") [e.key, e.value, e.collection].forEach((t) => t && walkTerm(t, f));
-    else if (e.kind === "every") {
-      walkTerm(e.domain, f);
-      walkBody(e.body, f);
-    }
-  }
+  return false;
 }
 
 /** A fresh copy of a constant, placed at the call it replaces. */

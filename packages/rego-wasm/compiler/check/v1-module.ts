@@ -10,7 +10,7 @@
  */
 import type { Module, Rule, Term } from "../ast";
 import { CompileError } from "../errors";
-import { walkBody, walkTerm } from "./metadata";
+import { visitBody, visitTerm, type TermVisitor } from "./walk";
 
 const ROOT_DOCUMENTS = new Set(["input", "data"]);
 /** Deprecated builtins of OPA's capabilities that the catalogue offers (v0 modules may call them). */
@@ -37,6 +37,7 @@ export function checkV1Module(m: Module, errors: CompileError[]): void {
       errors.push(new CompileError("rego_type_error", `deprecated built-in function calls in expression: ${name}`, t.loc));
     }
   };
+  const calls: TermVisitor = { term: visit };
   for (const rule of m.rules) {
     for (let r: Rule | null = rule; r; r = r.else) {
       const head = r.head;
@@ -46,8 +47,8 @@ export function checkV1Module(m: Module, errors: CompileError[]): void {
         const shadowed = rootDocumentName(arg);
         if (shadowed) errors.push(new CompileError("rego_compile_error", `args must not shadow ${shadowed} (use a different variable name)`, arg.loc));
       }
-      [...(head.args ?? []), head.key, head.value].forEach((x) => x && walkTerm(x, visit));
-      walkBody(r.body, visit);
+      [...(head.args ?? []), head.key, head.value].forEach((x) => x && visitTerm(x, calls));
+      visitBody(r.body, calls);
     }
   }
 }

@@ -47,18 +47,10 @@ export function visitBody(b: Body, v: TermVisitor): boolean {
   return walkBody(b, v, false);
 }
 
-/** Whether `test` holds for `t` or one of its parts (closures entered unless `closures` is false). */
-export function someTerm(t: Term, test: (t: Term) => boolean, closures = true): boolean {
-  let found = false;
-  visitTerm(t, {
-    closures,
-    term: (x) => {
-      if (!test(x)) return;
-      found = true;
-      return "stop";
-    },
-  });
-  return found;
+/** Whether `test` holds for a term of `node` (a term and its parts, or a body); closures are entered unless `closures` is false. */
+export function someTerm(node: Term | Body, test: (t: Term) => boolean, closures = true): boolean {
+  const v: TermVisitor = { closures, term: (t) => (test(t) ? "stop" : undefined) };
+  return !(Array.isArray(node) ? visitBody(node, v) : visitTerm(node, v));
 }
 
 function walkTerm(t: Term, v: TermVisitor, inClosure: boolean): boolean {

@@ -137,11 +137,13 @@ test("skip leaves a term's parts out; stop ends the whole walk and says so", () 
   expect(visitExpr(body("x")[0]!, { term: () => "stop" })).toBe(false);
 });
 
-test("someTerm enters closures unless told not to", () => {
+test("someTerm, over a term or a body, enters closures unless told not to", () => {
   const t = parseTerm("[1, [y | y := 2]]", "t.rego");
   const isY = (x: Term): boolean => x.type === "var" && x.name === "y";
   expect(someTerm(t, isY)).toBe(true);
   expect(someTerm(t, isY, false)).toBe(false);
+  expect(someTerm(body("x := 1; every v in xs { v > y }"), isY)).toBe(true);
+  expect(someTerm(body("x := 1; every v in xs { v > y }"), isY, false)).toBe(false);
 });
 
 /** The direct parts (terms and bodies) the visitor reaches, and those the rebuilders hand to their callbacks. */

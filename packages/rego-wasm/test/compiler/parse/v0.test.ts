@@ -135,4 +135,13 @@ describe("v1's compile checks, skipped for v0 modules", () => {
     expect(build("package t\np := any([true])", "v1")).toThrow("t.rego:2:6: rego_type_error: deprecated built-in function calls in expression: any");
     expect(build("package t\nimport rego.v1\np := all([true])", "v0")).toThrow("rego_type_error: deprecated built-in function calls in expression: all");
   });
+
+  it("reports a module's deprecated calls in source order, an expression before its with values", () => {
+    const source = "package t\np if {\n\tany([true]) with input as all([false])\n}";
+    const errors = errorsOf(() => compile([{ file: "t.rego", source }], { entrypoints: ["t/p"] }));
+    expect(errors).toEqual([
+      "t.rego:3:2: rego_type_error: deprecated built-in function calls in expression: any",
+      "t.rego:3:28: rego_type_error: deprecated built-in function calls in expression: all",
+    ]);
+  });
 });
