@@ -4,10 +4,11 @@
  * and function calls in a rule's head and bodies, each depending on the rules
  * it may reach (`addDeps`, as OPA's rule graph computes it).
  */
-import type { Body, Expr, Term } from "../ast";
+import type { Term } from "../ast";
 import { CompileError } from "../errors";
 import type { CheckedRule, Program, RuleNode } from "./program";
 import { isGround, termVars } from "./vars";
+import { visitBody, visitTerm, type TermVisitor } from "./walk";
 
 export function checkRecursion(program: Program, errors: CompileError[]): void {
   const nodes: RuleNode[] = [];
@@ -105,73 +106,24 @@ function isHidden(n: RuleNode): boolean {
 
 /** Calls `f` with the terms of every `data` ref (and user-function callee) in a rule. */
 function ruleRefs(r: CheckedRule, f: (terms: Term[]) => void): void {
+  const refs: TermVisitor = {
+    term: (t) => {
+      if (isData(t)) f([t]);
+      else if (t.type === "call" && isData(t.op.terms[0]!)) f(t.op.terms);
+      else if (t.type === "ref" && isData(t.terms[0]!)) {
+        // The whole ref is the read; its head is not a read of all of `data`.
+        f(t.terms);
+        t.terms.slice(1).forEach((x) => visitTerm(x, refs));
+        return "skip";
+      }
+    },
+  };
   for (let c: CheckedRule | null = r; c; c = c.else) {
-    [c.value, ...c.key, ...c.args].forEach((t) => termRefs(t, f));
-    bodyRefs(c.body, f);
+    [c.value, ...c.key, ...c.args].forEach((t) => visitTerm(t, refs));
+    visitBody(c.body, refs);
   }
 }
 
-function bodyRefs(b: Body, f: (terms: Term[]) => void): void {
-  b.forEach((e) => exprRefs(e, f));
-}
-
-function exprRefs(e: Expr, f: (terms: Term[]) => void): void {
-  switch (e.kind) {
-    case "term":
-      termRefs(e.term, f);
-      break;
-    case "somein":
-      [e.key, e.value, e.collection].forEach((t) => t && termRefs(t, f));
-      break;
-    case "every":
-      termRefs(e.domain, f);
-      bodyRefs(e.body, f);
-      break;
-    default:
-      break;
-  }
-  for (const w of e.with) termRefs(w.value, f);
-}
-
-function termRefs(t: Term, f: (terms: Term[]) => void): void {
-  switch (t.type) {
-    case "var":
-      if (t.name === "data") f([t]);
-      break;
-    case "ref": {
-      const h = t.terms[0]!;
-      if (h.type === "var" && h.name === "data") f(t.terms);
-      else termRefs(h, f);
-      t.terms.slice(1).forEach((x) => termRefs(x, f));
-      break;
-    }
-    case "call": {
-      const h = t.op.terms[0]!;
-      if (h.type === "var" && h.name === "data") f(t.op.terms);
-      t.args.forEach((x) => termRefs(x, f));
-      break;
-    }
-    case "array":
-    case "set":
-      t.items.forEach((x) => termRefs(x, f));
-      break;
-    case "object":
-      t.items.forEach(([k, v]) => {
-        termRefs(k, f);
-        termRefs(v, f);
-      });
-      break;
-    case "arraycompr":
-    case "setcompr":
-      termRefs(t.term, f);
-      bodyRefs(t.body, f);
-      break;
-    case "objectcompr":
-      termRefs(t.key, f);
-      termRefs(t.value, f);
-      bodyRefs(t.body, f);
-      break;
-    default:
-      break;
-  }
+function isData(t: Term): boolean {
+  return t.type === "var" && t.name === "data";
 }
