@@ -18,6 +18,7 @@ import { dataPath, dottedName } from "./resolve";
 import type { Program } from "./program";
 import { findNode, isCheckedWith } from "./program";
 import { closureVars, exprVars, termVars } from "./vars";
+import { mapTermParts, visitTerm, type TermVisitor } from "./walk";
 
 export interface SafetyEnv {
   program: Program;
@@ -124,30 +125,14 @@ function callArity(env: SafetyEnv, op: Term & { type: "ref" }): number | null {
 /** Vars bound by iterating refs in `terms` (fixpoint: a ref needs its head and nested refs bound). */
 function refOutputs(terms: Term[], safe: ReadonlySet<string>): Set<string> {
   const refs: Array<Term & { type: "ref" }> = [];
-  const collect = (t: Term): void => {
-    switch (t.type) {
-      case "ref":
-        refs.push(t);
-        t.terms.forEach(collect);
-        break;
-      case "array":
-      case "set":
-        t.items.forEach(collect);
-        break;
-      case "object":
-        t.items.forEach(([k, v]) => {
-          collect(k);
-          collect(v);
-        });
-        break;
-      case "call":
-        t.args.forEach(collect);
-        break;
-      default:
-        break;
-    }
+  // Closures bind their own vars: their refs are not iterated here.
+  const collect: TermVisitor = {
+    closures: false,
+    term: (t) => {
+      if (t.type === "ref") refs.push(t);
+    },
   };
-  terms.forEach(collect);
+  terms.forEach((t) => visitTerm(t, collect));
   const outs = new Set<string>();
   const bound = (v: string): boolean => safe.has(v) || outs.has(v);
   let changed = true;
@@ -253,17 +238,7 @@ export function reorderHeadTerm(env: SafetyEnv, t: Term, safe: ReadonlySet<strin
 }
 
 function reorderTermClosures(env: SafetyEnv, t: Term, g: Set<string>): Term {
-  const r = (x: Term): Term => reorderTermClosures(env, x, g);
   switch (t.type) {
-    case "ref":
-      return { ...t, terms: t.terms.map(r) };
-    case "array":
-    case "set":
-      return { ...t, items: t.items.map(r) };
-    case "object":
-      return { ...t, items: t.items.map(([k, v]) => [r(k), r(v)] as [Term, Term]) };
-    case "call":
-      return { ...t, args: t.args.map(r) };
     case "arraycompr":
     case "setcompr": {
       const res = reorderBody(env, t.body, g);
@@ -281,7 +256,12 @@ function reorderTermClosures(env: SafetyEnv, t: Term, g: Set<string>): Term {
       };
     }
     default:
-      return t;
+      // Not a closure: no body of its own to hand over.
+      return mapTermParts(
+        t,
+        (x) => reorderTermClosures(env, x, g),
+        (b) => b,
+      );
   }
 }
 
