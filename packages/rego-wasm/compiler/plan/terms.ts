@@ -7,6 +7,7 @@
  */
 import type { Term } from "../ast";
 import { isGround } from "../check/vars";
+import { someTerm } from "../check/walk";
 import { CompileError } from "../errors";
 import type { Ctx } from "./context";
 import { planDataRef } from "./data";
@@ -180,19 +181,7 @@ export function planTerms(ctx: Ctx, ts: Term[], k: (ls: Local[]) => void): void 
 
 /** Whether planning `t` iterates a ref over an unbound var (outside closures, which bind their own). */
 function bindsVars(ctx: Ctx, t: Term): boolean {
-  switch (t.type) {
-    case "ref":
-      return t.terms.slice(1).some((op) => hasUnboundVars(ctx, op) || bindsVars(ctx, op)) || bindsVars(ctx, t.terms[0]!);
-    case "array":
-    case "set":
-      return t.items.some((x) => bindsVars(ctx, x));
-    case "object":
-      return t.items.some(([key, v]) => bindsVars(ctx, key) || bindsVars(ctx, v));
-    case "call":
-      return t.args.some((x) => bindsVars(ctx, x));
-    default:
-      return false;
-  }
+  return someTerm(t, (x) => x.type === "ref" && x.terms.slice(1).some((op) => hasUnboundVars(ctx, op)), false);
 }
 
 export function makeNumber(ctx: Ctx, text: string): Local {
