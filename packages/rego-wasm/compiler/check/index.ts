@@ -11,7 +11,7 @@
  * 3. reject recursion between rules (`recursion.ts`).
  * Errors are collected and thrown together as CompileErrors.
  */
-import type { Body, Module, Term } from "../ast";
+import type { Body, Expr, Module, Term } from "../ast";
 import { DEFAULT_CATALOGUE, type Catalogue } from "../builtins";
 import { CompileError, CompileErrors } from "../errors";
 import type { CheckedQuery, CheckedRule, Program } from "./program";
@@ -24,7 +24,7 @@ import { resolveBody, resolveTerm, Scope, type ResolveEnv } from "./resolve";
 import { checkHead, reorderBody, reorderHeadTerm, type SafetyEnv } from "./safety";
 import { buildTree, packageGlobals, type RawRule } from "./tree";
 import { hoistTemplateArgs } from "./template";
-import { termVars } from "./vars";
+import { exprVars, termVars } from "./vars";
 
 export type { CheckedQuery, CheckedRule, CheckedWith, Program, RuleKind, RuleNode } from "./program";
 export { findNode, hasRules, isCheckedWith, isGenerated, isWildcard } from "./program";
@@ -124,16 +124,10 @@ export function checkQuery(program: Program, body: Body): CheckedQuery {
   return { body: safe.body, outputs: outputs.filter((o) => safe.safe.has(o.varName)) };
 }
 
-function collectWritten(e: Body[number], out: Set<string>): void {
-  const outer = new Set<string>();
-  if (e.kind === "some") e.vars.forEach((v) => outer.add(v.name));
-  else if (e.kind === "somein") {
-    if (e.key) termVars(e.key, outer);
-    termVars(e.value, outer);
-    termVars(e.collection, outer);
-  } else if (e.kind === "term") termVars(e.term, outer);
-  else termVars(e.domain, outer);
-  for (const v of outer) out.add(v);
+/** The vars an expression writes outside its closures and its with values, and the names it declares. */
+function collectWritten(e: Expr, out: Set<string>): void {
+  if (e.kind === "some") e.vars.forEach((v) => out.add(v.name));
+  else exprVars({ ...e, with: [] }, out);
 }
 
 export { CompileError, CompileErrors };
