@@ -11,7 +11,11 @@
  * token every slice (the verified-token cache fills towards its bound),
  * another tenant's invoice (404), a member on an admin route (403), a
  * forged token (401) and an unknown route (404). Every `--every` seconds
- * the child reports its RSS, V8 heap and external memory.
+ * the child reports its RSS, its main V8 heap (used, and committed: the part
+ * of the heap that is resident) and external memory; what RSS holds beyond
+ * the main heap ("rest": the decision-log worker's isolate, Wasm memory,
+ * SQLite's caches, code) is printed beside it, so a drift can be told
+ * apart: main heap, or the rest.
  *
  * Reports the RSS level after the warm-up, its lowest and highest sample
  * after it and the last, and how far each minute's median strays from the
@@ -40,6 +44,8 @@ const AUDIENCE = "bench";
 interface Memory {
   rss: number;
   heapUsed: number;
+  /** The main isolate's V8 heap as committed (what of it counts in RSS); the rest of RSS is the log worker's isolate, Wasm memory, SQLite, code. */
+  heapTotal: number;
   external: number;
   /** The server's CPU time so far (all threads), µs: for the machine-load line. */
   cpuUs: number;
@@ -63,7 +69,7 @@ async function serve(dir: string): Promise<void> {
   process.on("message", () => {
     const m = process.memoryUsage();
     const cpu = process.cpuUsage();
-    process.send?.({ rss: m.rss, heapUsed: m.heapUsed, external: m.external, cpuUs: cpu.user + cpu.system } satisfies Memory);
+    process.send?.({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, cpuUs: cpu.user + cpu.system } satisfies Memory);
   });
   process.send?.({ port: (server.address() as AddressInfo).port, keyFile });
 }
@@ -128,7 +134,9 @@ async function main(argv: string[]): Promise<void> {
         const m = await memoryOf(child);
         if (Date.now() < warmupEnd) continue;
         samples.push({ at: (Date.now() - warmupEnd) / 1000, m });
-        console.log(`${((Date.now() - start) / 1000).toFixed(0).padStart(5)} s  rss ${mb(m.rss)}  heap ${mb(m.heapUsed)}  external ${mb(m.external)}`);
+        console.log(
+          `${((Date.now() - start) / 1000).toFixed(0).padStart(5)} s  rss ${mb(m.rss)}  heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)} committed  rest ${mb(m.rss - m.heapTotal)}  external ${mb(m.external)}`,
+        );
       }
     }
     const own = process.cpuUsage(ownBefore);
@@ -141,11 +149,15 @@ async function main(argv: string[]): Promise<void> {
     );
     if (samples.length === 0) throw new Error("no sample after the warm-up: run longer");
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const minutesMedians: number[] = [];
-    for (let minute = 0; minute * 60 < samples[samples.length - 1].at; minute++) {
-      const inMinute = samples.filter((s) => s.at >= minute * 60 && s.at < (minute + 1) * 60).map((s) => s.m.rss);
-      if (inMinute.length > 0) minutesMedians.push(median(inMinute));
-    }
+    const perMinute = (of: (m: Memory) => number): number[] => {
+      const medians: number[] = [];
+      for (let minute = 0; minute * 60 < samples[samples.length - 1].at; minute++) {
+        const inMinute = samples.filter((s) => s.at >= minute * 60 && s.at < (minute + 1) * 60).map((s) => of(s.m));
+        if (inMinute.length > 0) medians.push(median(inMinute));
+      }
+      return medians;
+    };
+    const minutesMedians = perMinute((m) => m.rss);
     const rss = samples.map((s) => s.m.rss);
     const level = minutesMedians[0];
     const drift = Math.max(...minutesMedians.map((x) => Math.abs(x - level))) / level;
@@ -158,6 +170,17 @@ async function main(argv: string[]): Promise<void> {
       `RSS level after warm-up (first minute's median) ${mb(level)}; samples after it: min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))}, last ${mb(rss[rss.length - 1])}`,
     );
     console.log(`median RSS per minute: ${minutesMedians.map(mb).join(", ")}`);
+    // Which part moves: the main isolate's committed heap, or the rest (log worker, Wasm, SQLite).
+    console.log(
+      `  of which the main V8 heap, committed: ${perMinute((m) => m.heapTotal)
+        .map(mb)
+        .join(", ")}`,
+    );
+    console.log(
+      `  and the rest: ${perMinute((m) => m.rss - m.heapTotal)
+        .map(mb)
+        .join(", ")}`,
+    );
     console.log(`largest single-sample deviation from the level: ${(peak * 100).toFixed(1)}% (GC sawtooth included)`);
     console.log(
       `largest per-minute-median deviation: ${(drift * 100).toFixed(1)}% (target <= 10%${minutes >= 10 ? "" : `, over 10 minutes; this run: ${minutes}`}): ${drift <= 0.1 ? "met" : "MISSED"}`,
