@@ -19,7 +19,7 @@ export const COLLECTIONS: BuiltinSpec[] = [
   ...specs(2, ["json.filter", "json.remove", "json.patch"]),
   ...specs(1, ["json.marshal", "json.unmarshal", "json.is_valid"]),
   ...specs(2, ["json.marshal_with_options"]),
-  // JSON Schema (gojsonschema semantics), see runtime builtins/jsonschema/
+  // JSON Schema (gojsonschema semantics), see runtime builtins/json-schema/
   ...specs(1, ["json.verify_schema"]),
   ...specs(2, ["json.match_schema"]),
   // walk(x, [path, value]): every pair of x, the root included

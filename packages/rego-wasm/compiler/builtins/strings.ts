@@ -10,7 +10,7 @@ export const STRINGS: BuiltinSpec[] = [
   ...specs(2, ["strings.replace_n"]),
   // A note for OPA's tracer; a compiled policy has none, so it is just true (runtime builtins/trace.ts).
   ...specs(1, ["trace"]),
-  // Go text/template (runtime builtins/gotemplate/)
+  // Go text/template (runtime builtins/go-template/)
   ...specs(2, ["strings.render_template"]),
   // what template strings are lowered to (parse/template.ts)
   ...specs(1, ["internal.template_string"]),

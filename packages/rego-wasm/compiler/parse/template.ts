@@ -13,7 +13,7 @@
  * runtime error. The comprehension makes the expression a closure, so the
  * checker's usual rules apply to it: its free vars must be bound outside,
  * and it never binds anything in the enclosing body.
- * The builtin itself renders the parts (runtime builtins/template.ts).
+ * The builtin itself renders the parts (runtime builtins/template-string.ts).
  */
 import type { CallTerm, Expr, Location, SetComprehension, StringTerm, Term, TermExpr } from "../ast";
 import { refTerm, stringTerm, varTerm } from "./cursor";

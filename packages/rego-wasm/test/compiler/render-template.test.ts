@@ -1,7 +1,7 @@
 /**
  * strings.render_template: Go's text/template over the vars converted to Go
  * values (numbers as json.Number), compiled natively (runtime
- * builtins/gotemplate/). Errors are undefined.
+ * builtins/go-template/). Errors are undefined.
  */
 import { valueOfX } from "./evaluate-rego";
 

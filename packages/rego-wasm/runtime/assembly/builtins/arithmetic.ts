@@ -11,7 +11,7 @@
 import { Value, NumV, SetV, ArrV, num, asSet, asNum, asStr, asBool, T_SET, T_NULL, T_BOOLEAN, T_NUMBER, T_STRING } from "../value";
 import { EXACT_INT as EXACT, parseNumberText } from "../number";
 import { numberOf, isIntegral, isIntValue, numResult, BigInt, bigOf, bigToValue, bigAdd, bigNeg, bigMul, bigQuoRem, bigFromDigits, mayBeInexact } from "./numbers";
-import { decOf, decIsInt, decIntDigits } from "./format";
+import { decOf, decIsInt, decIntDigits } from "./strconv-format";
 
 
 const OP_ADD = 0;

@@ -7,7 +7,7 @@
 
 import { Value, StrV, boolV } from "../value";
 import { strArg, utf8Bytes } from "./text";
-import { Digest, constantTimeEqual, hmac, hexOf, md5, sha1, sha256, sha512 } from "./digest";
+import { Digest, constantTimeEqual, hmac, hexOf, md5, sha1, sha256, sha512 } from "./crypto-digest";
 
 function hashHex(a: Value | null, hash: Digest): Value | null {
   const s = strArg(a);

@@ -12,7 +12,7 @@ import { parseJson } from "../json";
 import { strArg, utf8Bytes, decodeUtf8Lossy } from "./text";
 import { decodeBase64Url, decodePaddingImplied, encodeBase64 } from "./base64";
 import { bi_json_marshal } from "./json";
-import { Digest, constantTimeEqual, hexOf, hmac, sha256, sha384, sha512 } from "./digest";
+import { Digest, constantTimeEqual, hexOf, hmac, sha256, sha384, sha512 } from "./crypto-digest";
 
 /** The header, payload and signature sections of a compact JWT; null unless there are exactly three. */
 function sections(token: string): Array<string> | null {

@@ -11,7 +11,7 @@
  */
 import { Value, NumV, num, asNum, T_NUMBER } from "../value";
 import { EXACT_INT as EXACT, parseNumberText } from "../number";
-import { decOf, decIsInt, decIntDigits } from "./format";
+import { decOf, decIsInt, decIntDigits } from "./strconv-format";
 
 /** The number value behind v, or null when v is not a number. */
 export function numberOf(v: Value | null): NumV | null {

@@ -11,10 +11,10 @@
 
 import { Value, ObjV, StrV, T_BOOLEAN, T_OBJECT, T_STRING, asBool, asObj, asStr } from "../value";
 import { utf8Bytes } from "./text";
-import { hexOf, hmac, sha256 } from "./digest";
+import { hexOf, hmac, sha256 } from "./crypto-digest";
 import { bi_json_marshal } from "./json";
-import { bi_lower } from "./strings2";
-import { parseURL } from "./neturl";
+import { bi_lower } from "./strings-edit";
+import { parseURL } from "./net-url";
 import { UTC } from "./time/zone";
 import { intArg, localOf, timeFromUnixNano } from "./time/instant";
 import { formatTime } from "./time/layout";

@@ -8,13 +8,13 @@
  * string prints "%!d(string=...)", `%s` of an int "%!s(int=5)", and
  * composites print like `["a", 1]`. This module reproduces fmt's directive
  * parsing (flags, width, precision, `*`, `[n]` indices) and its error
- * notations; fmt.ts holds the per-type verb printers.
+ * notations; sprintf-verbs.ts holds the per-type verb printers.
  */
 
 import { Value, NumV, StrV, T_NUMBER, T_STRING, T_ARRAY, asArr } from "../value";
 import { toRegoText } from "../json";
-import { Dec, decOf, decIsInt, decIntDigits, decimalToBase, decFromText } from "./format";
-import { Arg, K_INT, K_BIG, K_FLOAT, K_STR, formatArgs } from "./fmt";
+import { Dec, decOf, decIsInt, decIntDigits, decimalToBase, decFromText } from "./strconv-format";
+import { Arg, K_INT, K_BIG, K_FLOAT, K_STR, formatArgs } from "./sprintf-verbs";
 
 /** The Go value OPA passes to fmt for a Rego value. */
 function toArg(v: Value): Arg {

@@ -23,7 +23,7 @@ import { Value, StrV, NumV } from "../value";
 import { parseNumberText, formatNumber } from "../number";
 import { mulSmall } from "../decimal";
 import { strArg } from "./text";
-import { bi_lower } from "./strings2";
+import { bi_lower } from "./strings-edit";
 
 /** big.Float's default precision (bits), which SetString uses. */
 const PREC: i32 = 64;

@@ -1,6 +1,6 @@
 /**
  * base64, base64url, hex and urlquery builtins
- * (runtime/assembly/builtins/encoding.ts, urlquery.ts): conformance cases
+ * (runtime/assembly/builtins/encoding.ts, url-query.ts): conformance cases
  * (base64builtins, hexbuiltins, urlbuiltins) plus Go's encoding/base64,
  * encoding/hex and net/url rules.
  */

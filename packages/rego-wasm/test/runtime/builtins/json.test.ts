@@ -1,5 +1,5 @@
 /**
- * JSON builtins (runtime modules builtins/json.ts and jsonpatch.ts):
+ * JSON builtins (runtime modules builtins/json.ts and json-patch.ts):
  * marshalling as Go's encoding/json does it, unmarshal/is_valid, json.filter,
  * json.remove and json.patch. The jsonpatch family's suites (the RFC 6902
  * examples and json-patch-tests, as embedded in OPA's conformance case) run

@@ -1,6 +1,6 @@
 /**
- * sprintf and format_int (runtime/assembly/builtins/sprintf.ts, fmt.ts,
- * format.ts): OPA passes integers as Go ints (or *big.Int), other numbers as
+ * sprintf and format_int (runtime/assembly/builtins/sprintf.ts, sprintf-verbs.ts,
+ * strconv-format.ts): OPA passes integers as Go ints (or *big.Int), other numbers as
  * float64, strings as strings and everything else as its Rego text, so the
  * expectations below are Go fmt.Sprintf's output for those Go values.
  */

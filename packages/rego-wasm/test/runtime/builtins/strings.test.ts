@@ -1,5 +1,5 @@
 /**
- * String builtins (runtime/assembly/builtins/strings.ts, strings2.ts):
+ * String builtins (runtime/assembly/builtins/strings-search.ts, strings-split.ts, strings-edit.ts):
  * expectations from OPA's conformance cases (strings, trim*) and Go's
  * strings package semantics.
  */

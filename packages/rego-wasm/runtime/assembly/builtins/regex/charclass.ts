@@ -2,11 +2,11 @@
  * Character classes of the regex engine: sets of code points kept as sorted,
  * merged, flattened [lo, hi] pairs (like Go's regexp/syntax rune slices),
  * plus the ASCII named classes (Perl \d \s \w, POSIX [:alpha:]), access to
- * the Unicode tables (names are resolved in unicode_names.ts) and simple
+ * the Unicode tables (names are resolved in unicode-names.ts) and simple
  * case folding for (?i).
  */
 
-import { TABLE_OFFSETS, TABLE_BLOB, FOLD_RUNS } from "./unicode_data";
+import { TABLE_OFFSETS, TABLE_BLOB, FOLD_RUNS } from "./unicode-data";
 
 export const MAX_RUNE: i32 = 0x10ffff;
 
@@ -170,7 +170,7 @@ function readVarint(at: i32): i32 {
   return v;
 }
 
-/** Appends the ranges of table i (see unicode_data.ts) to out. */
+/** Appends the ranges of table i (see unicode-data.ts) to out. */
 export function decodeTable(i: i32, out: Array<i32>): void {
   let at = TABLE_OFFSETS[i];
   const end = TABLE_OFFSETS[i + 1];

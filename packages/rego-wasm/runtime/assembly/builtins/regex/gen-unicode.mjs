@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Generates unicode_data.ts: the Unicode tables of the regex engine, taken
+ * Generates unicode-data.ts: the Unicode tables of the regex engine, taken
  * from the JavaScript engine's own Unicode database (V8/ICU `\p{...}` and
  * case-insensitive `u` regexps), so nothing is downloaded.
  *
@@ -162,5 +162,5 @@ export const TABLE_BLOB: StaticArray<u8> = [${wrap(blob)}
 export const FOLD_RUNS: StaticArray<u32> = [${wrap(foldWords)}
 ];
 `;
-writeFileSync(path.join(here, "unicode_data.ts"), out);
+writeFileSync(path.join(here, "unicode-data.ts"), out);
 console.log(`${names.length} tables, ${blob.length} blob bytes, ${runs.length} fold runs, ${next.length} folding code points`);

@@ -16,7 +16,7 @@ import {
   OP_STAR, OP_PLUS, OP_QUEST, OP_REPEAT, OP_CONCAT, OP_ALT, EMPTY_BEGIN_LINE, EMPTY_END_LINE,
   EMPTY_BEGIN_TEXT, EMPTY_END_TEXT, EMPTY_WORD_BOUNDARY, EMPTY_NO_WORD_BOUNDARY, repeatIsValid,
 } from "./ast";
-import { parseClass, parseCount, parseEscape, perlGroup, unicodeGroup, isAlnum } from "./parse_class";
+import { parseClass, parseCount, parseEscape, perlGroup, unicodeGroup, isAlnum } from "./parse-class";
 import { cleanClass, foldOrbit } from "./charclass";
 
 export const FLAG_FOLD: i32 = 1;
@@ -198,7 +198,7 @@ export class Parser {
     return n;
   }
 
-  /** Bounds of the count parseCount (parse_class.ts) just read. */
+  /** Bounds of the count parseCount (parse-class.ts) just read. */
   countMin: i32 = 0;
   countMax: i32 = 0;
 

@@ -11,7 +11,7 @@ import { parseRegex } from "./parser";
 import { compileProg, Prog } from "./prog";
 import { Machine } from "./vm";
 import { cacheGet, cachePut, KIND_REGEX } from "./cache";
-import { isLetterOrDigit } from "./unicode_names";
+import { isLetterOrDigit } from "./unicode-names";
 
 export class Regexp {
   machine: Machine;

@@ -6,7 +6,7 @@
  * Timestamp operands are a number of nanoseconds or `[ns, tz]` (`[ns, tz,
  * layout]` for time.format); tz is "UTC", "", "Local" (taken as UTC: a Wasm
  * module has no host zone), an `Etc/GMT±N` zone or a name from the small
- * table in `zonetable.ts`. Other names are undefined, as are times before a
+ * table in `zone-table.ts`. Other names are undefined, as are times before a
  * named zone's table entry is valid (see `zone.ts`).
  *
  * `time.now_ns` is not here: the Wasm module has no clock, so the catalogue

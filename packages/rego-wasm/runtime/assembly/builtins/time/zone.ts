@@ -8,12 +8,12 @@
  * carries `validFrom` (unix seconds): `lookup` refuses earlier instants
  * (returns null) rather than answer with today's rules for, say, 1990 Los
  * Angeles, which would be silently wrong. The names known are in
- * `zonetable.ts`; "UTC", "" and "Local" (the host's zone is not knowable
+ * `zone-table.ts`; "UTC", "" and "Local" (the host's zone is not knowable
  * here, so it is UTC) never fail.
  */
 
 import { SECS_PER_DAY, civilFromDays, daysFromCivil, daysIn, floorDiv, weekdayOfDays } from "./civil";
-import { zoneSpec } from "./zonetable";
+import { zoneSpec } from "./zone-table";
 
 /** Smallest and largest unix second any lookup can meet. */
 export const ALPHA: i64 = i64.MIN_VALUE;

@@ -1,15 +1,11 @@
 /**
- * String builtins, part 2: trimming, case mapping, reversing, replacing and
- * the prefix/suffix set matches (OPA v1/topdown/strings.go, with Go's
- * strings package semantics).
+ * String builtins, editing: trimming, case mapping, reversing and replacing
+ * (OPA v1/topdown/strings.go, with Go's strings package semantics).
  */
 
-import { Value, StrV, T_ARRAY, T_SET, T_STRING, asArr, asSet, asObj, T_OBJECT, boolV } from "../value";
+import { Value, StrV, T_OBJECT, asObj } from "../value";
 import { casemap } from "~lib/util/casemap";
-import {
-  strArg, codePoints, codePointAt, unitsOf, pushCodePoint, fromCodePoints,
-  utf8Bytes, decodeUtf8Lossy,
-} from "./text";
+import { strArg, codePoints, fromCodePoints, codePointAt, unitsOf, pushCodePoint, utf8Bytes, decodeUtf8Lossy } from "./text";
 
 // ------------------------------------------------------------ trimming
 
@@ -237,45 +233,4 @@ export function bi_strings_replace_n(p: Value | null, b: Value | null): Value | 
     unchecked((news[i] = v));
   }
   return new StrV(replaceAll(s, olds, news));
-}
-
-// ------------------------------------------------------------ prefix/suffix sets
-
-/** A string, or an array or set of strings, as a list; null on a type error. */
-function stringList(v: Value | null): Array<string> | null {
-  if (v === null) return null;
-  if (v.kind == T_STRING) return [strArg(v)!];
-  let items: Array<Value>;
-  if (v.kind == T_ARRAY) items = asArr(v).items;
-  else if (v.kind == T_SET) items = asSet(v).items;
-  else return null;
-  const out = new Array<string>(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const s = strArg(unchecked(items[i]));
-    if (s === null) return null;
-    unchecked((out[i] = s));
-  }
-  return out;
-}
-
-function anyMatch(a: Value | null, b: Value | null, suffix: bool): Value | null {
-  const strs = stringList(a);
-  const fixes = stringList(b);
-  if (strs === null || fixes === null) return null;
-  for (let i = 0; i < strs.length; i++) {
-    const s = unchecked(strs[i]);
-    for (let j = 0; j < fixes.length; j++) {
-      if (suffix ? s.endsWith(unchecked(fixes[j])) : s.startsWith(unchecked(fixes[j]))) return boolV(true);
-    }
-  }
-  return boolV(false);
-}
-
-/** strings.any_prefix_match(strings, prefixes): some string starts with some prefix. */
-export function bi_strings_any_prefix_match(a: Value | null, b: Value | null): Value | null {
-  return anyMatch(a, b, false);
-}
-
-export function bi_strings_any_suffix_match(a: Value | null, b: Value | null): Value | null {
-  return anyMatch(a, b, true);
 }

@@ -6,9 +6,9 @@
  * does not re-export it).
  */
 
-import { formatFloat, decimalToBase } from "./format";
+import { formatFloat, decimalToBase } from "./strconv-format";
 import { codePointCount, codePointAt, unitsOf, codePointString, utf8Bytes } from "./text";
-import { quoteString, quoteRune, canBackquote, isPrint } from "./quote";
+import { quoteString, quoteRune, canBackquote, isPrint } from "./strconv-quote";
 
 export const K_INT: i32 = 0; // Go int (fits in 64 bits)
 export const K_BIG: i32 = 1; // *big.Int
@@ -464,7 +464,7 @@ class Scan {
 
 const BAD_INT: i32 = i32.MIN_VALUE;
 
-/** fmt.Sprintf over already converted arguments (also text/template's printf, gotemplate/exec.ts). */
+/** fmt.Sprintf over already converted arguments (also text/template's printf, go-template/exec.ts). */
 export function formatArgs(format: string, args: Array<Arg>): string {
   const p = new Printer();
   const sc = new Scan(format, args);

@@ -7,8 +7,8 @@
 import { Value, StrV, NumV, T_NULL, T_BOOLEAN, T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, asArr, asObj, BoolV } from "../../value";
 import { formatNumber } from "../../number";
 import { codePointAt, unitsOf } from "../text";
-import { isPrint } from "../quote";
-import { Arg, K_INT, K_FLOAT, K_STR, Printer } from "../fmt";
+import { isPrint } from "../strconv-quote";
+import { Arg, K_INT, K_FLOAT, K_STR, Printer } from "../sprintf-verbs";
 
 export const G_NIL: i32 = 0; // nil interface (JSON null, a missing index)
 export const G_BOOL: i32 = 1;

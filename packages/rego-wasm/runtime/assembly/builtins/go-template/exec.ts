@@ -1,7 +1,7 @@
 /** Executes a parsed template over the data, as text/template's exec.go. */
 
 import { utf8Bytes, decodeUtf8Lossy, queryEscape } from "../text";
-import { Arg, formatArgs } from "../fmt";
+import { Arg, formatArgs } from "../sprintf-verbs";
 import {
   G_NIL, G_INT, G_UINT, G_STR, G_SLICE, G_MAP, GV, NIL, MISSING, failed, fail, fmtV, toArg, sprint, truth,
 } from "./values";

@@ -10,7 +10,7 @@ import { Parser, FLAG_FOLD, MAX_REPEAT } from "./parser";
 import {
   addRange, appendClass, cleanClass, negateClass, foldClass, perlClass, posixClass,
 } from "./charclass";
-import { unicodeClass } from "./unicode_names";
+import { unicodeClass } from "./unicode-names";
 
 export function isAlnum(c: i32): bool {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);

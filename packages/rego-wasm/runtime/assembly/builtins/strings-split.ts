@@ -1,14 +1,12 @@
 /**
- * String builtins, part 1: joining, searching, splitting and slicing
- * (OPA v1/topdown/strings.go). Indices and lengths are in code points, as in
- * OPA, which converts to []rune; searching on UTF-16 gives the same matches
- * as Go's byte-wise search because both encodings are self-synchronising.
- *
- * Part 2 (trimming, case, replacing, prefix/suffix sets) is strings2.ts.
+ * String builtins, joining, splitting and slicing (OPA
+ * v1/topdown/strings.go): concat, split, strings.split_n and substring.
+ * Indices and lengths are in code points, as in OPA, which converts to
+ * []rune.
  */
 
-import { Value, ArrV, StrV, T_ARRAY, T_SET, asArr, asSet, boolV, num } from "../value";
-import { strArg, intArg, intArgOk, codePoints, codePointCount, fromCodePoints, codePointString, indexOfString } from "./text";
+import { Value, ArrV, StrV, T_ARRAY, T_SET, asArr, asSet } from "../value";
+import { strArg, intArg, intArgOk, codePoints, fromCodePoints, codePointString } from "./text";
 
 /** concat(delimiter, array or set of strings): Go's strings.Join. */
 export function bi_concat(delim: Value | null, coll: Value | null): Value | null {
@@ -25,81 +23,6 @@ export function bi_concat(delim: Value | null, coll: Value | null): Value | null
     unchecked((parts[i] = s));
   }
   return new StrV(parts.join(sep));
-}
-
-export function bi_contains(a: Value | null, b: Value | null): Value | null {
-  const s = strArg(a);
-  const sub = strArg(b);
-  if (s === null || sub === null) return null;
-  return boolV(indexOfString(s, sub) >= 0);
-}
-
-export function bi_startswith(a: Value | null, b: Value | null): Value | null {
-  const s = strArg(a);
-  const p = strArg(b);
-  if (s === null || p === null) return null;
-  return boolV(s.startsWith(p));
-}
-
-export function bi_endswith(a: Value | null, b: Value | null): Value | null {
-  const s = strArg(a);
-  const p = strArg(b);
-  if (s === null || p === null) return null;
-  return boolV(s.endsWith(p));
-}
-
-/**
- * Index of the first (or every, when `all`) occurrence of needle in
- * haystack, in code points; overlapping matches are all reported, as OPA's
- * rune-by-rune scan does.
- */
-function codePointMatches(hay: Array<i32>, needle: Array<i32>, all: bool): Array<i32> {
-  const out = new Array<i32>();
-  const n = needle.length;
-  for (let i = 0; i + n <= hay.length; i++) {
-    let k = 0;
-    while (k < n && unchecked(hay[i + k]) == unchecked(needle[k])) k++;
-    if (k == n) {
-      out.push(i);
-      if (!all) break;
-    }
-  }
-  return out;
-}
-
-/** indexof(haystack, needle): code point index of the first match, -1 if none; an empty needle is an error. */
-export function bi_indexof(a: Value | null, b: Value | null): Value | null {
-  const s = strArg(a);
-  const sub = strArg(b);
-  if (s === null || sub === null || sub.length == 0) return null;
-  const m = codePointMatches(codePoints(s), codePoints(sub), false);
-  return num(m.length > 0 ? <f64>m[0] : -1);
-}
-
-/** indexof_n(haystack, needle): code point indices of all (overlapping) matches. */
-export function bi_indexof_n(a: Value | null, b: Value | null): Value | null {
-  const s = strArg(a);
-  const sub = strArg(b);
-  if (s === null || sub === null || sub.length == 0) return null;
-  const m = codePointMatches(codePoints(s), codePoints(sub), true);
-  const items = new Array<Value>(m.length);
-  for (let i = 0; i < m.length; i++) unchecked((items[i] = num(<f64>m[i])));
-  return new ArrV(items);
-}
-
-/** strings.count(s, sub): Go's strings.Count (non-overlapping; "" counts code points + 1). */
-export function bi_strings_count(a: Value | null, b: Value | null): Value | null {
-  const s = strArg(a);
-  const sub = strArg(b);
-  if (s === null || sub === null) return null;
-  if (sub.length == 0) return num(<f64>(codePointCount(s) + 1));
-  let n = 0;
-  let at = indexOfString(s, sub, 0);
-  while (at >= 0) {
-    n++;
-    at = indexOfString(s, sub, at + sub.length);
-  }
-  return num(<f64>n);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Helpers of text/template's functions (Exec.call): comparisons and the html / js escapers. */
 
 import { codePointAt, unitsOf, utf8Bytes } from "../text";
-import { isPrint } from "../quote";
+import { isPrint } from "../strconv-quote";
 import { G_NIL, G_BOOL, G_INT, G_UINT, G_FLOAT, G_STR, G_NUM, G_SLICE, G_MAP, GV, fail } from "./values";
 
 // text/template's basic kinds for comparisons

@@ -11,7 +11,7 @@
  * cannot be named. Go's "C" is Cc|Cf|Co|Cs; unassigned code points are Cn.
  */
 
-import { TABLE_NAMES, CATEGORY_COUNT } from "./unicode_data";
+import { TABLE_NAMES, CATEGORY_COUNT } from "./unicode-data";
 import { MAX_RUNE, addRange, cleanClass, negateClass, decodeTable, tableHas } from "./charclass";
 
 /** Unicode's long category names, canonicalised, and the category each names. */
@@ -42,7 +42,7 @@ function canonical(s: string): string {
   return parts.join("");
 }
 
-/** Name of table i of unicode_data.ts, as spelt there. */
+/** Name of table i of unicode-data.ts, as spelt there. */
 function tableName(i: i32): string {
   let idx = 0;
   let start = 0;
