@@ -60,6 +60,12 @@ export interface CompileOptions {
    * ./instrument.ts). Their table is the result's `probes`.
    */
   instrument?: boolean;
+  /**
+   * Pick the rules of a node by a lookup on the input (OPA's rule index,
+   * see plan/rule-index.ts) instead of trying each in turn. On by default;
+   * `false` plans every rule in turn (to compare the two).
+   */
+  ruleIndex?: boolean;
 }
 
 export interface CompileResult {
@@ -89,7 +95,7 @@ export function compileModules(modules: Module[], options: CompileOptions): Comp
   const program = check(modules, builtins);
   const probes = options.instrument ? instrumentProgram(program) : undefined;
   const entrypoints = options.entrypoints.map((spec) => toEntrypoint(spec, options.regoVersion ?? "v1"));
-  const policy = plan(program, entrypoints);
+  const policy = plan(program, entrypoints, { ruleIndex: options.ruleIndex ?? true });
   const wasm = link(policy, options.runtimeWasm ?? loadRuntimeWasm());
   return { modules, policy, wasm, ...(probes ? { probes } : {}) };
 }

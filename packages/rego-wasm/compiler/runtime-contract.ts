@@ -75,6 +75,11 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_scan_value: { params: ["i32", "i32"], result: "i32", doc: "value of the i-th element: element (array), value (object), element (set)" },
   rt_equal: { params: ["i32", "i32"], result: "i32", doc: "raw 1 if structurally equal (1 == 1.0), else 0; both args non-zero" },
   rt_compare: { params: ["i32", "i32"], result: "i32", doc: "raw -1/0/1 in Rego's total order" },
+  rt_switch: {
+    params: ["i32", "i32"],
+    result: "i32",
+    doc: "raw case number (1..n) a rule index's table (object: scalar constant -> case number) holds for the value under Rego equality; 0 if undefined or absent",
+  },
   rt_type: { params: ["i32"], result: "i32", doc: "raw type code: 0 undefined, 1 null, 2 boolean, 3 number, 4 string, 5 array, 6 object, 7 set" },
 
   // --- evaluation support

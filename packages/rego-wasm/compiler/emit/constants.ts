@@ -15,6 +15,8 @@
  * The string constants also fill the runtime's intern table (rt_string_const,
  * sealed at the end): the JSON parser reuses a constant for an input string
  * spelled the same instead of allocating one.
+ * A rule index's Switch table (an object from scalar keys to case numbers,
+ * rt_switch) is such a constant too, built after the keys it holds.
  * Constants are never mutated: strings and numbers are immutable values,
  * and the statements that mutate (ArrayAppend, ObjectInsert, SetAdd) only
  * ever target collections made by MakeArray/MakeObject/MakeSet.
@@ -22,15 +24,17 @@
 import { Code } from "./wasm/code";
 import { encodeFuncBody } from "./wasm/sections";
 import type { EmittedFunction } from "./emit";
+import type { ScalarConstant } from "../plan/ir";
 
 /** A constant the emitter can ask for. */
 export type Constant =
   | { kind: "string"; index: number } // Policy.strings[index]
   | { kind: "number"; index: number } // number literal text Policy.strings[index]
-  | { kind: "int"; value: number }; // small integer
+  | { kind: "int"; value: number } // small integer
+  | { kind: "switch"; keys: ScalarConstant[] }; // a Switch's table: keys[i] -> case number i + 1 (rt_switch)
 
 export interface ConstantBuilders {
-  /** Function index of a runtime export (`rt_string_const`, `rt_intern_seal`, `rt_number_ref`, `rt_number_int`). */
+  /** Function index of a runtime export (`rt_string_const`, `rt_intern_seal`, `rt_number_ref`, `rt_number_int`, and a table's `rt_object_*`). */
   rt(name: string): number;
   /** Address and byte length of Policy.strings[index] in the data segment. */
   string(index: number): { ptr: number; len: number };
@@ -54,14 +58,16 @@ export class ConstantPool {
 
   /** Global index holding the constant (allocated on first request). */
   global(c: Constant): number {
-    const key = c.kind === "int" ? `int:${c.value}` : `${c.kind}:${c.index}`;
+    const key = c.kind === "int" ? `int:${c.value}` : c.kind === "switch" ? `switch:${JSON.stringify(c.keys)}` : `${c.kind}:${c.index}`;
     let g = this.globals.get(key);
     if (g === undefined) {
+      // A table's string and number keys are constants of their own, built before it.
+      if (c.kind === "switch") for (const k of c.keys) if (k.type === "string" || k.type === "number") this.global({ kind: k.type, index: k.index });
       g = this.firstGlobal + this.order.length;
       this.globals.set(key, g);
       this.order.push(c);
       // Place the text now, so the data segment is laid out in order of first use.
-      this.texts.push(c.kind === "int" ? undefined : this.b.string(c.index));
+      this.texts.push(c.kind === "int" || c.kind === "switch" ? undefined : this.b.string(c.index));
     }
     return g;
   }
@@ -80,6 +86,7 @@ export class ConstantPool {
     const b = this.b;
     if (previousStart !== undefined) c.call(previousStart);
     this.order.forEach((k, i) => {
+      if (k.kind === "switch") return this.buildTable(c, k.keys, this.firstGlobal + i);
       if (k.kind === "int") c.i32(k.value).call(b.rt("rt_number_int"));
       else {
         const { ptr, len } = this.texts[i]!;
@@ -94,5 +101,26 @@ export class ConstantPool {
     // The start function takes no params and returns nothing; the emitter's
     // functions are all `(i32...) -> i32`, so this one is typed by the linker.
     return { params: 0, results: 0, body: encodeFuncBody([], c.finish()) };
+  }
+
+  /**
+   * A Switch's table: an object from each key to its case number, inserted
+   * in the keys' order (the planner sorts them as Rego does, so each insert
+   * appends). Two keys Rego finds equal (the planner merges those) would
+   * make rt_object_insert_once abort the instantiation: a policy that does
+   * not load, never a wrong case picked.
+   */
+  private buildTable(c: Code, keys: ScalarConstant[], global: number): void {
+    const b = this.b;
+    c.call(b.rt("rt_object_new")).globalSet(global);
+    keys.forEach((key, i) => {
+      c.globalGet(global);
+      if (key.type === "null") c.call(b.rt("rt_null"));
+      else if (key.type === "boolean") c.i32(key.value ? 1 : 0).call(b.rt("rt_bool"));
+      else c.globalGet(this.global({ kind: key.type, index: key.index }));
+      c.i32(i + 1)
+        .call(b.rt("rt_number_int"))
+        .call(b.rt("rt_object_insert_once"));
+    });
   }
 }

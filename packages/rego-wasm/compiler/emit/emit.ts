@@ -13,7 +13,7 @@
  * `EmitContext` the linker provides, so this module knows nothing about the
  * module it is emitted into.
  */
-import type { Block, Func, Local, Plan, Stmt } from "../plan/ir";
+import type { Block, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
 import type { Constant } from "./constants";
 import { localsRead } from "./locals-read";
 import { Code, type Label } from "./wasm/code";
@@ -233,6 +233,9 @@ class FunctionEmitter {
       case "Block":
         for (const b of s.blocks) this.block(b);
         return;
+      case "Switch":
+        this.switch(s);
+        return;
       case "Break":
         this.leave(s.index + 1);
         return;
@@ -309,6 +312,32 @@ class FunctionEmitter {
     atEnd();
     this.ir.pop();
     this.code.end(label);
+  }
+
+  /**
+   * One Wasm block per case around a br_table on the case number rt_switch
+   * answers (0: no case). Case i's code follows the end of its block, so
+   * the table jumps straight to it; each case ends with a branch past the
+   * others. A case's IR block is a Wasm block of its own, so failing in it
+   * lands on that branch.
+   */
+  private switch(s: SwitchStmt): void {
+    const c = this.code;
+    const table = this.ctx.constant({ kind: "switch", keys: s.cases.map((k) => k.key) });
+    const done = c.block();
+    const labels: Label[] = [];
+    for (let i = s.cases.length - 1; i >= 0; i--) labels[i] = c.block();
+    const none = c.block();
+    c.globalGet(table).get(this.local(s.source)).call(this.rt("rt_switch"));
+    c.brTable([none, ...labels], none);
+    c.end(none);
+    c.br(done);
+    s.cases.forEach((k, i) => {
+      c.end(labels[i]!);
+      this.block(k.block);
+      c.br(done);
+    });
+    c.end(done);
   }
 
   private constant(k: Constant, target: Local): void {

@@ -71,6 +71,10 @@ export function localsRead(blocks: Block[]): Set<Local> {
       case "Block":
         walk(s.blocks);
         return;
+      case "Switch":
+        read.add(s.source);
+        walk(s.cases.map((c) => c.block));
+        return;
       case "Call":
         for (const a of s.args) read.add(a);
         return;

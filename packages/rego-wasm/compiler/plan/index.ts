@@ -12,6 +12,11 @@ import { Planner, type Entrypoint } from "./planner";
 export type { Entrypoint } from "./planner";
 export { printPolicy } from "./print";
 
-export function plan(program: Program, entrypoints: Entrypoint[]): Policy {
-  return new Planner(program).policy(entrypoints);
+export interface PlanOptions {
+  /** Dispatch rules through the rule index (rule-index.ts). */
+  ruleIndex?: boolean;
+}
+
+export function plan(program: Program, entrypoints: Entrypoint[], options: PlanOptions = {}): Policy {
+  return new Planner(program, options.ruleIndex ?? false).policy(entrypoints);
 }

@@ -195,7 +195,26 @@ export interface BlockStmt {
   type: "Block";
   blocks: Block[];
 }
-/** Leaves `index + 1` enclosing blocks (Block bodies, Scan/Not bodies count as blocks). */
+/**
+ * A rule index's dispatch (rule-index.ts): runs the one case whose key
+ * equals the value in `source` (Rego equality: 1 == 1.0, a string never
+ * equals a number), or no case when `source` is undefined or equals no key.
+ * Keys are scalar constants, pairwise unequal. Each case's block is an IR
+ * block (failing inside it ends that case). Never fails itself.
+ */
+export interface SwitchStmt {
+  type: "Switch";
+  source: Local;
+  cases: SwitchCase[];
+}
+export interface SwitchCase {
+  key: ScalarConstant;
+  block: Block;
+}
+/** A scalar constant: strings and number literal texts by index in Policy.strings. */
+export type ScalarConstant = { type: "null" } | { type: "boolean"; value: boolean } | { type: "number"; index: number } | { type: "string"; index: number };
+
+/** Leaves `index + 1` enclosing blocks (Block bodies, Scan/Not bodies and Switch cases count as blocks). */
 export interface BreakStmt {
   type: "Break";
   index: number;
@@ -331,6 +350,7 @@ export type Stmt =
   | ScanStmt
   | NotStmt
   | BlockStmt
+  | SwitchStmt
   | BreakStmt
   | CallStmt
   | EqualStmt

@@ -28,7 +28,14 @@ export class Planner {
   private readonly active: string[] = [];
   private readonly variants = new Map<string, number>();
 
-  constructor(readonly program: Program) {}
+  /**
+   * @param ruleIndex pick a node's rules by a lookup on the input where the
+   *   rule index applies (rule-index.ts), instead of trying each in turn.
+   */
+  constructor(
+    readonly program: Program,
+    readonly ruleIndex = false,
+  ) {}
 
   policy(entrypoints: Entrypoint[]): Policy {
     const plans = entrypoints.map((ep) => this.planEntrypoint(ep));

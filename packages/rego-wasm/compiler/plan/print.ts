@@ -3,7 +3,7 @@
  * dumps: one line per statement, nested blocks indented, locals as `lN`,
  * string constants inlined. Used by `portcullis rego plan` and by tests.
  */
-import type { Block, Policy, Stmt } from "./ir";
+import type { Block, Policy, ScalarConstant, Stmt } from "./ir";
 
 export function printPolicy(policy: Policy): string {
   const out: string[] = [];
@@ -44,8 +44,28 @@ function printStmt(st: Stmt, depth: number, out: string[], s: (i: number) => str
       out.push(`${pad}Block`);
       st.blocks.forEach((b) => printBlock(b, depth + 1, out, s));
       return;
+    case "Switch":
+      out.push(`${pad}Switch ${l(st.source)}`);
+      for (const c of st.cases) {
+        out.push(`${pad}  case ${scalar(c.key, s)}`);
+        printBlock(c.block, depth + 2, out, s);
+      }
+      return;
     default:
       out.push(`${pad}${formatStmt(st, l, s)}`);
+  }
+}
+
+function scalar(k: ScalarConstant, s: (i: number) => string): string {
+  switch (k.type) {
+    case "null":
+      return "null";
+    case "boolean":
+      return String(k.value);
+    case "number":
+      return `number ${s(k.index)}`;
+    case "string":
+      return s(k.index);
   }
 }
 

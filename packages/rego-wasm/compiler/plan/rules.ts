@@ -8,6 +8,8 @@
  * - partial set / object: the collection starts empty and each solution of
  *   each body adds its element / key path (ObjectInsertOnce: conflicts abort);
  * - function: args unify with the params first; outputs must agree.
+ * Which rules run is picked by a lookup on the input where the rule index
+ * applies (rule-index.ts); the others run in source order.
  * Rule (non-function) values are memoised per evaluation, undefined
  * included: MemoGet first, MemoInsert at the end (`with` opens a fresh memo
  * frame, see exprs.ts).
@@ -18,6 +20,7 @@ import type { Ctx } from "./context";
 import { planBody } from "./exprs";
 import type { Local } from "./ir";
 import { insertPath } from "./objects";
+import { planIndexedRules } from "./rule-index";
 import { planTerm, planTerms, planUnifyLocal } from "./terms";
 
 /**
@@ -51,7 +54,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
     case "complete":
     case "function": {
       const msg = conflictMessage(node);
-      for (const r of node.rules) fb.reusingLocals(() => fb.topBlock(() => planChain(ctx, r, ret, args, msg)));
+      planIndexedRules(ctx, node, (r) => planChain(ctx, r, ret, args, msg));
       const d = node.defaultRule;
       if (d) {
         fb.topBlock(() => {
@@ -65,11 +68,9 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
     }
     case "set":
       fb.topBlock(() => fb.emit({ type: "MakeSet", target: ret }));
-      for (const r of node.rules) {
-        fb.reusingLocals(() =>
-          fb.topBlock(() => fb.scoped(() => planBody(ctx, r.body, () => planTerm(ctx, r.key[0]!, (v) => fb.emit({ type: "SetAdd", set: ret, value: v }))))),
-        );
-      }
+      planIndexedRules(ctx, node, (r) =>
+        fb.scoped(() => planBody(ctx, r.body, () => planTerm(ctx, r.key[0]!, (v) => fb.emit({ type: "SetAdd", set: ret, value: v })))),
+      );
       break;
     case "object": {
       // Nested key paths need the shadow of leaf positions to detect conflicts.
@@ -78,17 +79,13 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
         fb.emit({ type: "MakeObject", target: ret });
         if (shadow !== null) fb.emit({ type: "MakeObject", target: shadow });
       });
-      for (const r of node.rules) {
-        fb.reusingLocals(() =>
-          fb.topBlock(() =>
-            fb.scoped(() =>
-              planBody(ctx, r.body, () =>
-                planTerms(ctx, [...r.key, r.value], (ls) => insertPath(ctx, { obj: ret, shadow }, ls.slice(0, -1), ls[ls.length - 1]!, r.setLeaf)),
-              ),
-            ),
+      planIndexedRules(ctx, node, (r) =>
+        fb.scoped(() =>
+          planBody(ctx, r.body, () =>
+            planTerms(ctx, [...r.key, r.value], (ls) => insertPath(ctx, { obj: ret, shadow }, ls.slice(0, -1), ls[ls.length - 1]!, r.setLeaf)),
           ),
-        );
-      }
+        ),
+      );
       break;
     }
     default:

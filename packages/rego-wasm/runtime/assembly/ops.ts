@@ -199,6 +199,19 @@ export function rt_compare(a: usize, b: usize): i32 {
   return compare(val(a), val(b));
 }
 
+/**
+ * The case a rule index's table selects for a value (plan/rule-index.ts):
+ * the table is an object from scalar constants to case numbers 1..n, built
+ * once by the start function. The lookup is the object's own, in Rego's
+ * order, so a key matches exactly the values Equal holds for (1 == 1.0, a
+ * string never equals a number). Raw 0 when v is undefined or equals no key.
+ */
+export function rt_switch(table: usize, v: usize): i32 {
+  if (v == 0) return 0;
+  const found = asObj(val(table)).get(val(v));
+  return found === null ? 0 : <i32>asNum(found).value;
+}
+
 export function rt_type(v: usize): i32 {
   return v == 0 ? 0 : val(v).kind;
 }
