@@ -16,7 +16,7 @@
  */
 import type { Body, Expr, Location, Term } from "./ast";
 import type { CheckedRule, Program, RuleNode } from "./check";
-import { mapTermParts } from "./check/walk";
+import { mapTermParts } from "./walk";
 
 /** The host builtin every probe calls; the host answers `true`. */
 export const PROBE_BUILTIN = "internal.probe";

@@ -14,7 +14,7 @@
  * compiler does not either).
  */
 import type { Body, Expr, RefTerm, Term } from "../ast";
-import { mapExprParts, mapTermParts } from "./walk";
+import { mapExprParts, mapTermParts } from "../walk";
 
 export function rewriteEqualsBody(body: Body): Body {
   return body.map(rewriteExpr);

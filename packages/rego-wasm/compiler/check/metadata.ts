@@ -17,7 +17,7 @@
  */
 import type { Annotations, Body, Expr, Location, Module, ObjectTerm, Rule, Term } from "../ast";
 import { CompileError } from "../errors";
-import { mapExprParts, mapTermParts, someTerm } from "./walk";
+import { mapExprParts, mapTermParts, someTerm } from "../walk";
 
 const CHAIN = "rego.metadata.chain";
 const RULE = "rego.metadata.rule";

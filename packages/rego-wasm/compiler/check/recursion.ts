@@ -8,7 +8,7 @@ import type { Term } from "../ast";
 import { CompileError } from "../errors";
 import type { CheckedRule, Program, RuleNode } from "./program";
 import { isGround, termVars } from "./vars";
-import { visitBody, visitTerm, type TermVisitor } from "./walk";
+import { visitBody, visitTerm, type TermVisitor } from "../walk";
 
 export function checkRecursion(program: Program, errors: CompileError[]): void {
   const nodes: RuleNode[] = [];

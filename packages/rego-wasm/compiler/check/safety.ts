@@ -18,7 +18,7 @@ import { dataPath, dottedName } from "./resolve";
 import type { Program } from "./program";
 import { findNode, isCheckedWith } from "./program";
 import { closureVars, exprVars, termVars } from "./vars";
-import { mapTermParts, visitTerm, type TermVisitor } from "./walk";
+import { mapTermParts, visitTerm, type TermVisitor } from "../walk";
 
 export interface SafetyEnv {
   program: Program;

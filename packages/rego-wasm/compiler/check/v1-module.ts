@@ -10,7 +10,7 @@
  */
 import type { Module, Rule, Term } from "../ast";
 import { CompileError } from "../errors";
-import { visitBody, visitTerm, type TermVisitor } from "./walk";
+import { visitBody, visitTerm, type TermVisitor } from "../walk";
 
 const ROOT_DOCUMENTS = new Set(["input", "data"]);
 /** Deprecated builtins of OPA's capabilities that the catalogue offers (v0 modules may call them). */

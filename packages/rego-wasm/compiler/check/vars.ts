@@ -8,7 +8,7 @@
  * closure runs, but they never bind anything outside.
  */
 import type { Body, Expr, Term } from "../ast";
-import { someTerm, visitBody, visitExpr, visitTerm, type TermVisitor } from "./walk";
+import { someTerm, visitBody, visitExpr, visitTerm, type TermVisitor } from "../walk";
 
 export const ROOTS = new Set(["data", "input"]);
 

@@ -7,7 +7,7 @@
  */
 import type { Term } from "../ast";
 import { isGround } from "../check/vars";
-import { someTerm } from "../check/walk";
+import { someTerm } from "../walk";
 import { CompileError } from "../errors";
 import type { Ctx } from "./context";
 import { planDataRef } from "./data";

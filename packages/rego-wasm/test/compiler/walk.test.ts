@@ -1,13 +1,13 @@
 /**
  * The one place that knows a term's and an expression's parts
- * (pdp/compiler/check/walk.ts): the read-only visitor reaches every kind, in
+ * (compiler/walk.ts): the read-only visitor reaches every kind, in
  * source order, enters closures only when asked, skips and stops on request,
  * and names exactly the parts the rebuilding helpers rewrite.
  */
-import type { Body, Expr, Term } from "../../../compiler/ast";
-import { parseQuery, parseTerm } from "../../../compiler/parse";
-import { mapExprParts, mapTermParts, someTerm, visitBody, visitExpr, visitTerm, type TermVisitor } from "../../../compiler/check/walk";
-import { printTerm } from "../../../compiler/parse/print";
+import type { Body, Expr, Term } from "../../compiler/ast";
+import { parseQuery, parseTerm } from "../../compiler/parse";
+import { mapExprParts, mapTermParts, someTerm, visitBody, visitExpr, visitTerm, type TermVisitor } from "../../compiler/walk";
+import { printTerm } from "../../compiler/parse/print";
 
 /**
  * One term of each kind, keyed by kind: a new kind of term makes this object

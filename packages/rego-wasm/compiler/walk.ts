@@ -16,7 +16,7 @@
  * Both switches end in `never`, so a new term or expression kind does not
  * compile until both say what its parts are.
  */
-import type { Body, Expr, Term, VarTerm } from "../ast";
+import type { Body, Expr, Term, VarTerm } from "./ast";
 
 /**
  * What a visitor answers for a term: nothing to go on into its parts,
@@ -116,7 +116,7 @@ function walkBody(b: Body, v: TermVisitor, inClosure: boolean): boolean {
 
 /**
  * One level of a term rebuilt from rewritten parts, for whole-tree rewrites
- * (equals.ts, metadata.ts, safety.ts, instrument.ts): each says what it
+ * (check/equals.ts, check/metadata.ts, check/safety.ts, instrument.ts): each says what it
  * changes and hands the rest of the tree to these, with itself as `term` and
  * `body`, so every part (closure bodies and `with` values included) is
  * rewritten the same way.
