@@ -11,6 +11,7 @@
 import type { Body, Location, Rule, RuleHead, Term } from "../ast";
 import { BodyParser } from "./body";
 import { isGround, refString, valueName } from "./cursor";
+import { visitTerm, type TermVisitor } from "../walk";
 
 export interface RuleMeta {
   generatedBody: boolean;
@@ -227,26 +228,17 @@ export abstract class RuleParser extends BodyParser {
       return false;
     }
     let valid = true;
-    const walk = (t: Term): void => {
-      switch (t.type) {
-        case "var":
-        case "ref":
-        case "call":
-          this.error(loc, `illegal default rule (value cannot contain ${t.type})`);
-          valid = false;
-          return;
-        case "array":
-        case "set":
-          t.items.forEach(walk);
-          return;
-        case "object":
-          t.items.forEach(([k, v]) => (walk(k), walk(v)));
-          return;
-        default:
-          return; // scalars; comprehensions are closures and may refer to anything
-      }
+    // Comprehensions are closures and may refer to anything: left out.
+    const value: TermVisitor = {
+      closures: false,
+      term: (t) => {
+        if (t.type !== "var" && t.type !== "ref" && t.type !== "call") return;
+        this.error(loc, `illegal default rule (value cannot contain ${t.type})`);
+        valid = false;
+        return "skip";
+      },
     };
-    if (head.value) walk(head.value);
+    if (head.value) visitTerm(head.value, value);
     const seen = new Set<string>();
     for (const arg of head.args ?? []) {
       if (arg.type !== "var") {

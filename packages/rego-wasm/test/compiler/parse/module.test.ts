@@ -213,6 +213,13 @@ describe("Rego v1 checks and parse errors", () => {
     expect(modErrors(body)[0]).toBe(want);
   });
 
+  it("a default value: each var, ref or call inside its collections is an error, once; comprehensions may refer to anything", () => {
+    const illegal = (what: string) => `m.rego:2:1: rego_parse_error: illegal default rule (value cannot contain ${what})`;
+    expect(modErrors('default p := {"a": [1, {input.x}]}')).toEqual([illegal("ref")]);
+    expect(modErrors("default p := [count([1]), {y: 1}]")).toEqual([illegal("call"), illegal("var")]);
+    expect(mod("default p := [[x | some x in input.xs], {y | y := z}]").rules).toHaveLength(1);
+  });
+
   it("rejects numbers with leading zeros", () => {
     expect(modErrors("p := 01")[0]).toBe("m.rego:2:6: rego_parse_error: unexpected number token: expected number without leading zero");
     expect(rules("p := 0.5\nq := 0e1")).toEqual(["p := 0.5", "q := 0e1"]);
