@@ -6,13 +6,15 @@
  *
  * What is indexed: an expression `input.a.b == c` (or `=`, or `c == ...`)
  * comparing a ref into `input` whose path is all constants with a scalar
- * constant (string, number, boolean, null), not negated and without `with`.
- * For the ref that tells most rules apart, consecutive rules that each
- * compare it become a Switch (ir.ts): the ref is read once, a table built
- * when the module loads gives the case for its value, and only the rules of
- * that case run, in their order. Rules before, between and after such a run
+ * constant (string, number, boolean, null), not negated and without `with`;
+ * for functions also a scalar argument pattern (`f("GET") := ...`), as
+ * OPA indexes functions on their arguments. For the subject (ref or
+ * argument) that tells most rules apart, consecutive rules that each
+ * compare it become a Switch (ir.ts): the value is read once, a table built
+ * when the module loads gives the case for it, and only the rules of that
+ * case run, in their order. Rules before, between and after such a run
  * keep their place, so rules run in source order exactly as without the
- * index, minus the ones skipped. Within a case the next best ref is
+ * index, minus the ones skipped. Within a case the next best subject is
  * indexed the same way.
  *
  * Why skipping is exactly the unindexed evaluation: a rule is skipped only
@@ -28,43 +30,48 @@
  * rule function's own parameter, which a caller's `with input as` replaces,
  * so the lookup always reads the input the body would read.
  *
+ * A function's arguments unify with its patterns before its body, without
+ * effect, so a scalar pattern is such a comparison too.
+ *
  * An `else` chain is one unit: it is skipped only when every rule of the
- * chain compares the ref, and it runs under each of their constants.
+ * chain compares the subject, and it runs under each of their constants.
  * Default rules are not indexed (they apply when no other rule did, as
- * before). Functions are not indexed (OPA indexes them on their arguments
- * too; here their arguments unify first and nothing is skipped).
+ * before).
  * Instrumented compilations (`rego test` coverage) put a probe, a host
  * call, before every expression, so nothing in them is indexed.
  */
-import type { Body, Expr, RefTerm, ScalarTerm, Term } from "../ast";
+import type { Expr, RefTerm, ScalarTerm, Term } from "../ast";
 import type { CheckedRule, RuleNode } from "../check";
 import { dataPath, dottedName } from "../check/resolve";
 import type { Ctx } from "./context";
-import type { ScalarConstant, SwitchCase } from "./ir";
+import type { Local, ScalarConstant, SwitchCase } from "./ir";
 import { planTerm } from "./terms";
 
 /** Consecutive rules need at least this many distinct constants to be worth a lookup. */
 const MIN_CASES = 2;
 
+/** What a rule compares: a ref into input, or a function's argument (its index). */
+type Subject = RefTerm | number;
+
 /** The rules (or else chains) of a node with what each compares, in source order. */
 interface Item {
   rule: CheckedRule;
-  /** Per ref (by refKey): the ref and the constants (by canonical key) the rule may run for. */
-  conds: Map<string, { ref: RefTerm; values: Map<string, ScalarTerm> }>;
+  /** Per subject (by key): the subject and the constants (by canonical key) the rule may run for. */
+  conds: Map<string, { subject: Subject; values: Map<string, ScalarTerm> }>;
 }
 
 /**
  * Plans a node's rules (each with `planOne`) as top-level blocks of its
  * function, dispatched through Switches where the index applies (with
- * ctx.p.ruleIndex; never for functions). Without it, one block per rule.
+ * ctx.p.ruleIndex). Without it, one block per rule. `args`: the function's
+ * argument locals (functions only).
  */
-export function planIndexedRules(ctx: Ctx, node: RuleNode, planOne: (r: CheckedRule) => void): void {
-  const index = ctx.p.ruleIndex && node.kind !== "function";
-  const items = node.rules.map((rule) => ({ rule, conds: index ? chainConditions(ctx, rule) : new Map() }));
-  planItems(ctx, items, new Set(), true, planOne);
+export function planIndexedRules(ctx: Ctx, node: RuleNode, args: Local[], planOne: (r: CheckedRule) => void): void {
+  const items = node.rules.map((rule) => ({ rule, conds: ctx.p.ruleIndex ? chainConditions(ctx, rule) : new Map() }));
+  planItems(ctx, items, new Set(), true, args, planOne);
 }
 
-function planItems(ctx: Ctx, items: Item[], used: Set<string>, top: boolean, planOne: (r: CheckedRule) => void): void {
+function planItems(ctx: Ctx, items: Item[], used: Set<string>, top: boolean, args: Local[], planOne: (r: CheckedRule) => void): void {
   const fb = ctx.fb;
   const container = (fn: () => void): void => fb.reusingLocals(() => (top ? fb.topBlock(fn) : fb.nested(fn)));
   const ref = bestRef(items, used);
@@ -76,16 +83,18 @@ function planItems(ctx: Ctx, items: Item[], used: Set<string>, top: boolean, pla
   for (const run of runs(items, ref)) {
     const values = distinctValues(run, ref);
     if (!run[0]!.conds.has(ref) || run.length < 2 || values.size < MIN_CASES) {
-      planItems(ctx, run, inner, top, planOne);
+      planItems(ctx, run, inner, top, args, planOne);
       continue;
     }
     const cases = [...values.entries()].sort(([, a], [, b]) => regoOrder(a, b));
+    const subject = run[0]!.conds.get(ref)!.subject;
+    const valueOf = (k: (v: Local) => void): void => (typeof subject === "number" ? k(args[subject]!) : planTerm(ctx, subject, k));
     container(() =>
-      planTerm(ctx, run[0]!.conds.get(ref)!.ref, (v) => {
+      valueOf((v) => {
         const switchCases: SwitchCase[] = cases.map(([, term]) => ({ key: scalarConstant(ctx, term), block: { stmts: [] } }));
         fb.emit({ type: "Switch", source: v, cases: switchCases });
         const chosen = itemsByValue(run, ref);
-        cases.forEach(([canon], i) => fb.into(switchCases[i]!.block, () => planItems(ctx, chosen.get(canon)!, inner, false, planOne)));
+        cases.forEach(([canon], i) => fb.into(switchCases[i]!.block, () => planItems(ctx, chosen.get(canon)!, inner, false, args, planOne)));
       }),
     );
   }
@@ -146,15 +155,22 @@ function distinctValues(run: Item[], ref: string): Map<string, ScalarTerm> {
 
 // ------------------------------------------------------------- conditions
 
+/** A condition of one body: its subject must equal `value` for the body to hold. */
+interface Condition {
+  subject: Subject;
+  value: ScalarTerm;
+  canon: string;
+}
+
 /**
- * What an else chain compares: the refs every rule of the chain compares,
- * with all their constants (the chain may run for any of them).
+ * What an else chain compares: the subjects every rule of the chain
+ * compares, with all their constants (the chain may run for any of them).
  */
 function chainConditions(ctx: Ctx, rule: CheckedRule): Item["conds"] {
   const out: Item["conds"] = new Map();
-  const first = bodyConditions(ctx, rule.body);
-  const rest: Array<ReturnType<typeof bodyConditions>> = [];
-  for (let r = rule.else; r; r = r.else) rest.push(bodyConditions(ctx, r.body));
+  const first = ruleConditions(ctx, rule);
+  const rest: Array<Map<string, Condition>> = [];
+  for (let r = rule.else; r; r = r.else) rest.push(ruleConditions(ctx, r));
   for (const [key, c] of first) {
     const values = new Map([[c.canon, c.value]]);
     let all = true;
@@ -166,22 +182,29 @@ function chainConditions(ctx: Ctx, rule: CheckedRule): Item["conds"] {
       }
       if (!values.has(o.canon)) values.set(o.canon, o.value);
     }
-    if (all) out.set(key, { ref: c.ref, values });
+    if (all) out.set(key, { subject: c.subject, values });
   }
   return out;
 }
 
 /**
- * The comparisons a body fails at before anything observable happens: those
- * found before the first expression that is not effect-free. A ref compared
- * twice keeps its first constant (the body fails at it whatever comes next).
+ * The conditions one rule fails at before anything observable happens: a
+ * function's scalar argument patterns (`f("GET") := ...`: the arguments
+ * unify, without effect, before the body), then the comparisons of the
+ * body found before its first expression that is not effect-free. A
+ * subject compared twice keeps its first constant (the rule fails at it
+ * whatever comes next).
  */
-function bodyConditions(ctx: Ctx, body: Body): Map<string, { ref: RefTerm; value: ScalarTerm; canon: string }> {
-  const out = new Map<string, { ref: RefTerm; value: ScalarTerm; canon: string }>();
-  for (const e of body) {
+function ruleConditions(ctx: Ctx, rule: CheckedRule): Map<string, Condition> {
+  const out = new Map<string, Condition>();
+  rule.args.forEach((a, i) => {
+    const canon = isScalar(a) ? canonical(a) : null;
+    if (isScalar(a) && canon !== null) out.set(`arg ${i}`, { subject: i, value: a, canon });
+  });
+  for (const e of rule.body) {
     const c = comparison(e);
     if (c) {
-      if (!out.has(c.key)) out.set(c.key, { ref: c.ref, value: c.value, canon: c.canon });
+      if (!out.has(c.key)) out.set(c.key, c);
       continue;
     }
     if (!effectFree(ctx, e)) break;
@@ -190,7 +213,7 @@ function bodyConditions(ctx: Ctx, body: Body): Map<string, { ref: RefTerm; value
 }
 
 /** `input.a.b == c` (after the checker's rewrite: `eq`) with a constant path and a scalar c. */
-function comparison(e: Expr): { key: string; ref: RefTerm; value: ScalarTerm; canon: string } | null {
+function comparison(e: Expr): (Condition & { key: string }) | null {
   if (e.kind !== "term" || e.negated || e.with.length > 0) return null;
   const t = e.term;
   if (t.type !== "call" || t.args.length !== 2 || dottedName(t.op) !== "eq") return null;
@@ -200,7 +223,8 @@ function comparison(e: Expr): { key: string; ref: RefTerm; value: ScalarTerm; ca
   if (!ref || ref.type !== "ref" || !isScalar(value)) return null;
   const canon = canonical(value);
   if (canon === null) return null;
-  return { key: JSON.stringify(ref.terms.slice(1).map((x) => [x.type, (x as ScalarTerm & { value?: unknown }).value ?? null])), ref, value, canon };
+  const key = `input ${JSON.stringify(ref.terms.slice(1).map((x) => [x.type, (x as ScalarTerm & { value?: unknown }).value ?? null]))}`;
+  return { key, subject: ref, value, canon };
 }
 
 /** `input.a[0]["b"]`: a ref into input whose path is all scalar constants. */

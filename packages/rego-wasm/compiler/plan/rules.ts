@@ -54,7 +54,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
     case "complete":
     case "function": {
       const msg = conflictMessage(node);
-      planIndexedRules(ctx, node, (r) => planChain(ctx, r, ret, args, msg));
+      planIndexedRules(ctx, node, args, (r) => planChain(ctx, r, ret, args, msg));
       const d = node.defaultRule;
       if (d) {
         fb.topBlock(() => {
@@ -68,7 +68,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
     }
     case "set":
       fb.topBlock(() => fb.emit({ type: "MakeSet", target: ret }));
-      planIndexedRules(ctx, node, (r) =>
+      planIndexedRules(ctx, node, args, (r) =>
         fb.scoped(() => planBody(ctx, r.body, () => planTerm(ctx, r.key[0]!, (v) => fb.emit({ type: "SetAdd", set: ret, value: v })))),
       );
       break;
@@ -79,7 +79,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
         fb.emit({ type: "MakeObject", target: ret });
         if (shadow !== null) fb.emit({ type: "MakeObject", target: shadow });
       });
-      planIndexedRules(ctx, node, (r) =>
+      planIndexedRules(ctx, node, args, (r) =>
         fb.scoped(() =>
           planBody(ctx, r.body, () =>
             planTerms(ctx, [...r.key, r.value], (ls) => insertPath(ctx, { obj: ret, shadow }, ls.slice(0, -1), ls[ls.length - 1]!, r.setLeaf)),

@@ -339,19 +339,66 @@ p if input.x == "b" with input.x as "b"
   expect(await ruleValue(w, { x: "z" })).toBe(true);
 });
 
-test("functions are not indexed and still answer per their arguments", async () => {
-  const c = await build(
+test("functions: scalar argument patterns pick the rules; outputs for the same arguments still must agree", async () => {
+  const source = `package t
+f("a") := "A" if input.m == "GET"
+f("b") := "B"
+f("c") := "C" if input.m == "POST"
+f(x) := "any" if x == "d"
+f(1) := "one"
+f(1.0) := "one"
+g("x") := 1
+g("y") := 2
+g(y) := 3 if y == "x"
+calls contains [arg, v] if {
+	some arg in ["a", "b", "c", "d", "z", "1", 1, 1.0, true]
+	v := f(arg)
+}
+`;
+  const c = await build(source, "x = data.t.calls");
+  // f's first three rules: one lookup on the argument; the rest in turn.
+  expect(switches(c.policy).map((s) => s.cases.length)).toEqual([3]);
+  expect(await ruleValue(c, { m: "GET" })).toEqual([
+    [1, "one"],
+    ["a", "A"],
+    ["b", "B"],
+    ["d", "any"],
+  ]);
+  expect(await ruleValue(c, { m: "POST" })).toEqual([
+    [1, "one"],
+    ["b", "B"],
+    ["c", "C"],
+    ["d", "any"],
+  ]);
+  const gx = await build(source, 'x = data.t.g("x")');
+  await expect(ruleValue(gx, {})).rejects.toThrow(/functions must not produce multiple outputs for same inputs/);
+  const gy = await build(source, 'x = data.t.g("y")');
+  expect(await ruleValue(gy, {})).toBe(2);
+
+  const h = await build(
     `package t
-f(x) := "a" if { x == "a"; input.m == "GET" }
-f(x) := "b" if { x == "b"; input.m == "GET" }
-f(x) := "c" if { x == "c"; input.m == "POST" }
-p := [f("a"), f("b")]
+h("GET", "/a") := 1
+h("GET", "/b") := 2
+h("POST", "/a") := 3
+h(_, "/c") := 4
+calls contains [m, p, v] if {
+	some m in ["GET", "POST", "PUT"]
+	some p in ["/a", "/b", "/c"]
+	v := h(m, p)
+}
 `,
-    "x = data.t.p",
+    "x = data.t.calls",
   );
-  expect(switches(c.policy)).toEqual([]);
-  expect(await ruleValue(c, { m: "GET" })).toEqual(["a", "b"]);
-  expect(await ruleValue(c, { m: "POST" })).toBe("undefined");
+  // The path tells the rules apart most; within "/a", the method.
+  expect(switches(h.policy).map((s) => s.cases.length)).toEqual([3, 2]);
+  expect(await ruleValue(h, {})).toEqual([
+    ["GET", "/a", 1],
+    ["GET", "/b", 2],
+    ["GET", "/c", 4],
+    ["POST", "/a", 3],
+    ["POST", "/c", 4],
+    ["PUT", "/c", 4],
+  ]);
 });
 
 test("nested lookups: within a route, the method picks among the route's rules", async () => {
@@ -418,7 +465,9 @@ function generatedPolicy(seed: number): string {
     else lines.push(`p := ${value} if { ${body} }`);
     lines.push(`s contains ${i} if { ${generatedBody(pick, rnd, `s${i}`)} }`);
     lines.push(`o[${pick(['"k1"', '"k2"'])}] := ${pick(["1", "2"])} if { ${generatedBody(pick, rnd, `o${i}`)} }`);
+    lines.push(`f(${rnd() < 0.7 ? pick(CONSTANTS) : "x"}) := ${pick(['"one"', '"two"'])} if { ${generatedBody(pick, rnd, `f${i}`)} }`);
   }
+  lines.push(`calls contains [arg, v] if { some arg in [${CONSTANTS.join(", ")}, "other"]; v := f(arg) }`);
   if (rnd() < 0.5) lines.push(`default p := "default"`);
   return lines.join("\n") + "\n";
 }
@@ -433,15 +482,31 @@ function generatedInput(rnd: () => number): string {
   return `{${fields.join(", ")}}`;
 }
 
+/** Each document of a generated policy as its own entrypoint. */
+const DOCUMENTS = ["p", "s", "o", "calls"];
+
+interface Generated {
+  policy: Policy;
+  evaluate(inputText: string, doc: string): unknown;
+}
+
+async function buildGenerated(source: string, ruleIndex: boolean): Promise<Generated> {
+  const entrypoints = DOCUMENTS.map((d) => ({ name: d, query: `x = data.t.${d}` }));
+  const { wasm, policy } = compile([{ file: "t.rego", source }], { entrypoints, ruleIndex });
+  const sdk = await loadPolicy(wasm);
+  sdk.setData({});
+  return { policy, evaluate: (text, doc) => sdk.evaluate(new TextEncoder().encode(text).buffer as ArrayBuffer, doc) };
+}
+
 /** The result set, or the error's message, and what print() wrote meanwhile. */
-function outcome(c: Compiled, inputText: string): { result: unknown; printed: unknown[] } {
+function outcome(c: Generated, inputText: string, doc: string): { result: unknown; printed: unknown[] } {
   const log = jest.spyOn(console, "log").mockImplementation(() => {});
   try {
     let result: unknown;
     try {
-      result = c.evalText(inputText);
+      result = c.evaluate(inputText, doc);
     } catch (e) {
-      result = `error: ${(e as Error).message}`;
+      result = `error: ${(e as { message?: string }).message ?? String(e)}`;
     }
     return { result, printed: log.mock.calls.map((a) => a[0]) };
   } finally {
@@ -451,21 +516,25 @@ function outcome(c: Compiled, inputText: string): { result: unknown; printed: un
 
 test("generated rule sets answer the same with and without the index (results, conflicts, prints)", async () => {
   let indexedSwitches = 0;
+  const outcomes = { values: 0, errors: 0 };
   for (let seed = 1; seed <= 40; seed++) {
     const source = generatedPolicy(seed);
-    const query = "p = data.t.p; s = data.t.s; o = data.t.o";
-    const indexed = await build(source, query, true);
-    const plain = await build(source, query, false);
+    const indexed = await buildGenerated(source, true);
+    const plain = await buildGenerated(source, false);
     expect(switches(plain.policy)).toEqual([]);
     indexedSwitches += switches(indexed.policy).length;
     const rnd = prng(1000 + seed);
     for (let i = 0; i < 25; i++) {
       const input = generatedInput(rnd);
-      const want = outcome(plain, input);
-      // Label the comparison so a failure shows the seed and the input.
-      expect({ seed, input, ...outcome(indexed, input) }).toEqual({ seed, input, ...want });
+      for (const doc of DOCUMENTS) {
+        const want = outcome(plain, input, doc);
+        outcomes[typeof want.result === "string" ? "errors" : "values"]++;
+        // Labelled, so a failure shows the seed, the input and the document.
+        expect({ seed, input, doc, ...outcome(indexed, input, doc) }).toEqual({ seed, input, doc, ...want });
+      }
     }
   }
-  // The generated sets exercise the index, not just the unindexed path.
-  expect(indexedSwitches).toBeGreaterThan(40);
+  // The generated sets exercise the index, and mostly answer values, not conflicts.
+  expect(indexedSwitches).toBeGreaterThan(80);
+  expect(outcomes.values).toBeGreaterThan(outcomes.errors);
 });
