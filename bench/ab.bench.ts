@@ -1,0 +1,149 @@
+/**
+ * Before/after of the service's decision path (run on demand, never a test):
+ *
+ *   node --single-threaded-gc dist/bench/ab.bench.js --baseline <dir> [--rounds 21]
+ *
+ * `<dir>` is a checkout of an earlier revision with its dist/ built, e.g.
+ *
+ *   git worktree add /tmp/base <rev> && cd /tmp/base && bash /work/wt/own-node-modules.sh . && npx tsc -p tsconfig.build.json
+ *
+ * Loads decide() and Engine from `<dir>/dist/pdp` and from this checkout
+ * into ONE process, hands both the same bundles (this checkout's
+ * var/bundle.tar.gz, and the peers bench's rule compiled by this checkout),
+ * and times them in alternating rounds, so a stretch of load from the other
+ * processes on a shared machine hits both alike and the ratios stay fair
+ * (absolute figures on a busy machine do not). Subjects:
+ *   decide    decide() of the real policy, PDP bench input, no-op decision log
+ *   peers     Engine.evaluate of the peers rule, its four inputs in turn
+ * What it compares is the service side (pdp/*.ts); the compiler and runtime
+ * of two revisions are compared by eval-profile.bench.ts --baseline.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { compile, writeBundle } from "@portcullis/rego-wasm";
+import type { decide as Decide } from "../pdp/decide";
+import type { Engine as EngineClass } from "../pdp/engine";
+import type { DecisionInput } from "../pdp/types";
+import { describeCompetition, machineCpu } from "./machine";
+
+const ROOT = path.resolve(__dirname, "../..");
+const PER_ROUND = 2000;
+
+/** The PDP bench's input: a member reading one invoice. */
+const INPUT: DecisionInput = {
+  actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] },
+  action: "read",
+  resource: { type: "invoice", id: "inv_1" },
+  route: { id: "invoices.get", method: "GET", version: "v2" },
+  fields: { submitted: [] },
+  params: ["q"],
+};
+
+/** The peers bench's rule and inputs (bench/peers.bench.ts). */
+const PEERS_REGO = `package peers
+
+default allow := false
+
+allow if {
+	input.action == "read"
+	input.resource.owner == input.actor.id
+}
+
+allow if {
+	input.action == "read"
+	input.resource.tenant == input.actor.tenant
+	"admin" in input.actor.roles
+}
+`;
+const INVOICE = { id: "inv_1", owner: "u_alice", tenant: "t_acme" };
+const PEERS_INPUTS = [
+  { actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] }, action: "read", resource: INVOICE },
+  { actor: { id: "u_admin", tenant: "t_acme", roles: ["admin"] }, action: "read", resource: INVOICE },
+  { actor: { id: "u_bob", tenant: "t_acme", roles: ["member"] }, action: "read", resource: INVOICE },
+  { actor: { id: "u_eve", tenant: "t_other", roles: ["admin"] }, action: "read", resource: INVOICE },
+];
+
+type Subjects = Record<"decide" | "peers", () => unknown>;
+
+/** The two subjects as built by the pdp/ of `dist` (this checkout's dist/ or a baseline's). */
+async function subjectsOf(dist: string, bundle: Uint8Array, peersBundle: Uint8Array): Promise<Subjects> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- CommonJS from a path known only at run time */
+  const { Engine } = require(path.join(dist, "pdp/engine")) as { Engine: typeof EngineClass };
+  const { decide } = require(path.join(dist, "pdp/decide")) as { decide: typeof Decide };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const engine = await Engine.load(bundle, "ab bench");
+  const peers = await Engine.load(peersBundle, "ab bench peers");
+  const deps = { entrypoint: "portcullis/decision", log: { record: () => undefined, flush: async () => undefined }, logger: () => undefined };
+  let k = 0;
+  return {
+    decide: () => decide(engine, deps, INPUT, {}),
+    peers: () => peers.evaluate("peers/allow", PEERS_INPUTS[k++ & 3]),
+  };
+}
+
+interface Figures {
+  p50: number[];
+  p99: number[];
+  mean: number[];
+}
+
+async function main(argv: string[]): Promise<void> {
+  const at = argv.indexOf("--baseline");
+  if (at < 0 || !argv[at + 1]) throw new Error("usage: ab.bench.js --baseline <checkout with dist/ built> [--rounds N]");
+  const baseline = path.resolve(argv[at + 1]);
+  const roundsAt = argv.indexOf("--rounds");
+  const rounds = roundsAt < 0 ? 21 : Number(argv[roundsAt + 1]);
+  const bundleFile = path.join(ROOT, "var/bundle.tar.gz");
+  if (!fs.existsSync(bundleFile)) throw new Error("var/bundle.tar.gz is missing: run make build");
+  const bundle = fs.readFileSync(bundleFile);
+  const manifest = { revision: "peers", roots: [""], rego_version: 1, wasm: [{ entrypoint: "peers/allow", module: "/policy.wasm" }] };
+  const peersWasm = compile([{ file: "peers.rego", source: PEERS_REGO }], { entrypoints: ["peers/allow"] }).wasm;
+  const peersBundle = writeBundle({ wasm: peersWasm, data: {}, manifest, sources: [] });
+  const sides = {
+    before: await subjectsOf(path.join(baseline, "dist"), bundle, peersBundle),
+    after: await subjectsOf(path.join(ROOT, "dist"), bundle, peersBundle),
+  };
+
+  console.log(
+    `before: ${baseline}\nafter:  ${ROOT}\n${rounds} alternating rounds of ${PER_ROUND} calls; medians over rounds of each round's p50, p99 and mean`,
+  );
+  const machineBefore = machineCpu();
+  const ownBefore = process.cpuUsage();
+  const wallBefore = process.hrtime.bigint();
+  const lines: string[] = [];
+  const samples = new Float64Array(PER_ROUND);
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const subject of ["decide", "peers"] as const) {
+    const figures: Record<"before" | "after", Figures> = { before: { p50: [], p99: [], mean: [] }, after: { p50: [], p99: [], mean: [] } };
+    for (const side of ["before", "after"] as const) for (let i = 0; i < 20_000; i++) sides[side][subject]();
+    for (let r = 0; r < rounds; r++) {
+      for (const side of r % 2 === 0 ? (["before", "after"] as const) : (["after", "before"] as const)) {
+        const fn = sides[side][subject];
+        const start = process.hrtime.bigint();
+        for (let i = 0; i < PER_ROUND; i++) {
+          const t0 = process.hrtime.bigint();
+          fn();
+          samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+        }
+        const f = figures[side];
+        f.mean.push(Number(process.hrtime.bigint() - start) / 1000 / PER_ROUND);
+        const sorted = samples.slice().sort();
+        f.p50.push(sorted[PER_ROUND >> 1]);
+        f.p99.push(sorted[Math.floor(PER_ROUND * 0.99)]);
+        await new Promise(setImmediate); // the event loop turns, as between requests
+      }
+    }
+    const show = (f: Figures) => `p50 ${median(f.p50).toFixed(2)} µs  p99 ${median(f.p99).toFixed(2)} µs  mean ${median(f.mean).toFixed(2)} µs`;
+    const ratio = (key: keyof Figures) => (median(figures.after[key]) / median(figures.before[key])).toFixed(3);
+    lines.push(`${subject.padEnd(7)} before ${show(figures.before)}`);
+    lines.push(`${"".padEnd(7)} after  ${show(figures.after)}   after/before: p50 ${ratio("p50")}x  p99 ${ratio("p99")}x  mean ${ratio("mean")}x`);
+  }
+  const own = process.cpuUsage(ownBefore);
+  console.log(describeCompetition(machineBefore, machineCpu(), (own.user + own.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9));
+  for (const line of lines) console.log(line);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err instanceof Error ? err.stack : String(err));
+  process.exitCode = 1;
+});
