@@ -19,8 +19,8 @@
 import type { Body, Expr, Term, VarTerm } from "./ast";
 
 /**
- * What a visitor answers for a term: nothing to go on into its parts,
- * "skip" to leave them out, "stop" to end the whole walk.
+ * What a visitor answers for a term or an expression: nothing to go on into
+ * its parts, "skip" to leave them out, "stop" to end the whole walk.
  */
 export type VisitResult = void | "skip" | "stop";
 
@@ -30,6 +30,8 @@ export interface TermVisitor {
    * term lies inside a closure of the node the walk started from.
    */
   term(t: Term, inClosure: boolean): VisitResult;
+  /** Called on every expression reached (closure bodies' included), before its parts. */
+  expr?(e: Expr, inClosure: boolean): VisitResult;
   /** false: closures' parts are not entered (the comprehension term itself is still visited). Default true. */
   closures?: boolean;
 }
@@ -89,6 +91,9 @@ function walkTerms(ts: Term[], v: TermVisitor, inClosure: boolean): boolean {
 }
 
 function walkExpr(e: Expr, v: TermVisitor, inClosure: boolean): boolean {
+  const answer = v.expr?.(e, inClosure);
+  if (answer === "stop") return false;
+  if (answer === "skip") return true;
   const enter = v.closures !== false;
   let going: boolean;
   switch (e.kind) {

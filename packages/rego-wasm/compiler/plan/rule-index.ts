@@ -46,6 +46,7 @@ import { dataPath, dottedName } from "../check/resolve";
 import type { Ctx } from "./context";
 import type { Local, ScalarConstant, SwitchCase } from "./ir";
 import { planTerm } from "./terms";
+import { visitExpr, type VisitResult } from "../walk";
 
 /** Consecutive rules need at least this many distinct constants to be worth a lookup. */
 const MIN_CASES = 2;
@@ -309,46 +310,34 @@ const EFFECTFUL_BUILTINS = new Set(["print", "trace", "internal.template_string"
 
 /**
  * Whether evaluating `e` can do nothing observable but succeed, fail or
- * bind vars: no output, no abort, no host call, no rule evaluated.
+ * bind vars: no output, no abort, no host call, no rule evaluated. Every
+ * part is looked at, closure bodies included.
  */
 function effectFree(ctx: Ctx, e: Expr): boolean {
-  if (e.with.length > 0) return false;
-  switch (e.kind) {
-    case "some":
-      return true;
-    case "somein":
-      return pureTerm(ctx, e.collection) && pureTerm(ctx, e.value) && (e.key === null || pureTerm(ctx, e.key));
-    case "every":
-      return pureTerm(ctx, e.domain) && e.body.every((x) => effectFree(ctx, x));
-    case "term":
-      return pureTerm(ctx, e.term);
-  }
+  let free = true;
+  const fail = (): VisitResult => {
+    free = false;
+    return "stop";
+  };
+  visitExpr(e, {
+    expr: (x) => (x.with.length > 0 ? fail() : undefined),
+    term: (t) => (pureNode(ctx, t) ? undefined : fail()),
+  });
+  return free;
 }
 
-function pureTerm(ctx: Ctx, t: Term): boolean {
+/** Whether `t` itself, apart from its parts (the visitor reaches those), is free of effects. */
+function pureNode(ctx: Ctx, t: Term): boolean {
   switch (t.type) {
-    case "null":
-    case "boolean":
-    case "number":
-    case "string":
-      return true;
     case "var":
       return t.name !== "data";
-    case "ref":
-      return t.terms.every((x) => pureTerm(ctx, x));
-    case "array":
-    case "set":
-      return t.items.every((x) => pureTerm(ctx, x));
-    case "object":
-      return t.items.every(([k, v]) => pureTerm(ctx, k) && pureTerm(ctx, v));
-    case "arraycompr":
-    case "setcompr":
-      return pureTerm(ctx, t.term) && t.body.every((x) => effectFree(ctx, x));
     case "objectcompr":
       // Two values for one key abort (eval_conflict_error).
       return false;
     case "call":
-      return pureCall(ctx, t.op) && t.args.every((x) => pureTerm(ctx, x));
+      return pureCall(ctx, t.op);
+    default:
+      return true;
   }
 }
 

@@ -7,7 +7,7 @@
 import type { Body, Expr, Term } from "../../compiler/ast";
 import { parseQuery, parseTerm } from "../../compiler/parse";
 import { mapExprParts, mapTermParts, someTerm, visitBody, visitExpr, visitTerm, type TermVisitor } from "../../compiler/walk";
-import { printTerm } from "../../compiler/parse/print";
+import { printExpr, printTerm } from "../../compiler/parse/print";
 
 /**
  * One term of each kind, keyed by kind: a new kind of term makes this object
@@ -107,6 +107,35 @@ test("an expression: its parts, then the values of its with modifiers (not their
   expect(trail((v) => visitBody(body("every k, v in xs { v > k } with input.a as q"), v))).toEqual(["xs", "*k", "*v", "*gt(v, k)", "*v", "*k", "q"]);
   // `some x` only declares a name.
   expect(trail((v) => visitBody(body("some x"), v))).toEqual([]);
+});
+
+test("expressions are visited too, each before its parts, closure bodies' included; skip and stop work on them", () => {
+  const seen: string[] = [];
+  const record: TermVisitor = {
+    expr: (e, inClosure) => void seen.push(`${inClosure ? "*" : ""}expr ${printExpr(e)}`),
+    term: (t, inClosure) => void seen.push((inClosure ? "*" : "") + printTerm(t)),
+  };
+  visitBody(body("x := [y | y := 1]; every v in xs { v > 0 }"), record);
+  expect(seen).toEqual([
+    "expr assign(x, [y | assign(y, 1)])",
+    "assign(x, [y | assign(y, 1)])",
+    "x",
+    "[y | assign(y, 1)]",
+    "*y",
+    "*expr assign(y, 1)",
+    "*assign(y, 1)",
+    "*y",
+    "*1",
+    "expr every v in xs { gt(v, 0) }",
+    "xs",
+    "*v",
+    "*expr gt(v, 0)",
+    "*gt(v, 0)",
+    "*v",
+    "*0",
+  ]);
+  expect(trail((v) => visitBody(body("a; b with input as c; d"), v), { expr: (e) => (e.with.length ? "skip" : undefined) })).toEqual(["a", "d"]);
+  expect(trail((v) => visitBody(body("a; b; c"), v), { expr: (e) => (printExpr(e) === "b" ? "stop" : undefined) })).toEqual(["a"]);
 });
 
 test("with closures off, comprehension and every parts are left out, the rest is visited", () => {
