@@ -30,10 +30,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Writable } from "node:stream";
-import { checkInteger } from "../../config/check";
+import { checkInteger, checkValue } from "../../config/check";
+import { ConfigError } from "../../config/errors";
 import { DecisionLogError, messageOf } from "./core/errors";
 import { packageVersion } from "./core/event";
-import type { HttpSinkOptions } from "./sinks/http-sink";
+import { joinResource, type HttpSinkOptions } from "./sinks/http-sink";
+import { MIN_UPLOAD_SIZE_LIMIT_BYTES } from "./sinks/chunk";
 import { createLocalDecisionLog } from "./pipelines/in-thread";
 import type { PgSinkOptions } from "./sinks/pg-sink";
 import { beginRun, endRun, PgRun, type InterruptedRun } from "./store/runs";
@@ -97,8 +99,7 @@ export interface ManagedDecisionLog extends LogCore {
 
 /** What both openers share: checked options, the error reporter, the events' source. */
 function prepare(options: DecisionLogOptions) {
-  checkBatching(options.db);
-  checkBatching(options.postgres);
+  checkOptions(options);
   const onError = safely(options.onError ?? reportToStderr);
   const source = {
     instanceId: options.instanceId ?? randomUUID(),
@@ -152,7 +153,11 @@ function managed(
  */
 export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDecisionLog {
   if (options.postgres !== undefined)
-    throw new DecisionLogError("log_config_invalid", "a PostgreSQL decision store is opened with openDecisionLog (its run markers need the database first)");
+    throw new ConfigError(
+      "CONFIG_CONFLICT",
+      "postgres",
+      "a PostgreSQL decision store is opened with openDecisionLog (its run markers need the database first)",
+    );
   const setup = prepare(options);
   const config: SinkConfig = { db: options.db, console: options.console, remote: options.remote, commitTimeoutMs: options.commitTimeoutMs };
   const store = options.db === undefined ? undefined : typeof options.db === "string" ? { file: options.db } : options.db;
@@ -184,7 +189,6 @@ export function createDecisionLog(options: DecisionLogOptions = {}): ManagedDeci
  */
 export async function openDecisionLog(options: DecisionLogOptions = {}): Promise<ManagedDecisionLog> {
   if (options.postgres === undefined) return createDecisionLog(options);
-  if (options.db !== undefined) throw new DecisionLogError("log_config_invalid", "a decision log has one store: db (SQLite) or postgres, not both");
   const setup = prepare(options);
   const runId = setup.source.instanceId;
   const run = await PgRun.begin(options.postgres.url, { runId, pid: process.pid }, setup.onError);
@@ -217,11 +221,52 @@ function startRun(store: { file: string; maxBytes?: number }, runId: string, onE
   }
 }
 
+/**
+ * Every option, by the configuration's rules (config/check.ts, ConfigError
+ * naming the option), before any thread or file starts: a value a sink
+ * would refuse must not first reach the worker, which cannot refuse it to
+ * the caller (a size cap of 0 left close() waiting forever there).
+ */
+function checkOptions(options: DecisionLogOptions): void {
+  if (options.db !== undefined && options.postgres !== undefined)
+    throw new ConfigError("CONFIG_CONFLICT", "postgres", "a decision log has one store: db (SQLite) or postgres, not both");
+  if (typeof options.db === "string") checkValue({ type: "string" }, options.db, "db");
+  else if (options.db !== undefined) {
+    checkValue({ type: "string" }, options.db.file, "db.file");
+    checkBatching(options.db, "db");
+    if (options.db.maxBytes !== undefined) checkInteger(options.db.maxBytes, "db.maxBytes", { min: 1 });
+  }
+  if (options.postgres !== undefined) checkBatching(options.postgres, "postgres");
+  if (options.commitTimeoutMs !== undefined) checkInteger(options.commitTimeoutMs, "commitTimeoutMs", { min: 1 });
+  if (options.remote !== undefined) checkRemote(options.remote);
+}
+
 /** Batching that could never drain is refused: a batch of 0 events never empties the queue, so flush() and close() would wait forever. */
-function checkBatching(db: DecisionLogOptions["db"] | DecisionLogOptions["postgres"]): void {
-  if (db === undefined || typeof db === "string") return;
+function checkBatching(store: { batchSize?: number; flushIntervalMs?: number; bufferLimit?: number }, name: "db" | "postgres"): void {
   for (const key of ["batchSize", "flushIntervalMs", "bufferLimit"] as const) {
-    if (db[key] !== undefined) checkInteger(db[key], `db.${key}`, { min: 1 });
+    if (store[key] !== undefined) checkInteger(store[key], `${name}.${key}`, { min: 1 });
+  }
+}
+
+/** The remote sink's settings (OPA's names); its URL may carry credentials, so no refusal repeats it. */
+function checkRemote(remote: NonNullable<DecisionLogOptions["remote"]>): void {
+  const http = { type: "service-url", schemes: ["http:", "https:"] } as const;
+  checkValue(http, remote.url, "remote.url");
+  if (remote.resource !== undefined)
+    checkValue(http, joinResource(remote.url, checkValue({ type: "string" }, remote.resource, "remote.resource") as string), "remote.resource");
+  if (remote.trigger !== undefined) checkValue({ type: "choice", values: ["periodic", "immediate"] }, remote.trigger, "remote.trigger");
+  const minimums = {
+    uploadSizeLimitBytes: MIN_UPLOAD_SIZE_LIMIT_BYTES,
+    bufferSizeLimitEvents: 1,
+    flushMaxAttempts: 1,
+    timeoutMs: 1,
+    minDelayMs: 0,
+    maxDelayMs: 0,
+    minBackoffMs: 0,
+    maxBackoffMs: 0,
+  } as const;
+  for (const [key, min] of Object.entries(minimums) as Array<[keyof typeof minimums, number]>) {
+    if (remote[key] !== undefined) checkInteger(remote[key], `remote.${key}`, { min });
   }
 }
 

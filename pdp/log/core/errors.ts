@@ -3,8 +3,6 @@
  * operators and tests can tell them apart without parsing messages.
  */
 export type DecisionLogErrorCode =
-  /** createDecisionLog options are invalid (bad URL, non-positive limits). */
-  | "log_config_invalid"
   /** The mask policy returned something that is not a set of rules. */
   | "mask_invalid_result"
   /** A mask rule is malformed (bad op, bad pointer, pointer outside /input, /result, /nd_builtin_cache). */

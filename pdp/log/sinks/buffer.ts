@@ -3,15 +3,12 @@
  * (as OPA's event buffer does) and every one that goes is counted: an event
  * is either delivered, still pending, or in `dropped` - never silently lost.
  */
-import { DecisionLogError } from "../core/errors";
-
 export class BoundedBuffer<T> {
   private items: T[] = [];
   private droppedCount = 0;
 
-  constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new DecisionLogError("log_config_invalid", `buffer limit must be a positive integer, got ${limit}`);
-  }
+  /** `limit`: an integer >= 1 (createDecisionLog checks the options it comes from). */
+  constructor(readonly limit: number) {}
 
   get size(): number {
     return this.items.length;

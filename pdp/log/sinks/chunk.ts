@@ -7,7 +7,9 @@
  * sent at all (the sink counts it).
  */
 import { gzipSync } from "node:zlib";
-import { DecisionLogError } from "../core/errors";
+
+/** The smallest upload size limit createDecisionLog accepts (OPA has none; below it no gzip body holds an event). */
+export const MIN_UPLOAD_SIZE_LIMIT_BYTES = 64;
 
 export type ChunkResult =
   | { kind: "chunk"; body: Buffer; count: number }
@@ -18,9 +20,8 @@ export class ChunkEncoder {
   /** Uncompressed bytes we expect to fit; adapted after every chunk. */
   private budget: number;
 
+  /** `limitBytes`: an integer >= MIN_UPLOAD_SIZE_LIMIT_BYTES (createDecisionLog checks it). */
   constructor(readonly limitBytes: number) {
-    if (!Number.isInteger(limitBytes) || limitBytes < 64)
-      throw new DecisionLogError("log_config_invalid", `upload size limit must be an integer >= 64, got ${limitBytes}`);
     this.budget = limitBytes;
   }
 

@@ -58,7 +58,7 @@ export class HttpSink implements Sink {
   private closed = false;
 
   constructor(private readonly options: HttpSinkOptions) {
-    this.endpoint = endpointOf(options.url, options.resource ?? "/logs");
+    this.endpoint = new URL(joinResource(options.url, options.resource ?? "/logs"));
     this.queue = new BoundedBuffer(options.bufferSizeLimitEvents ?? 10_000);
     this.encoder = new ChunkEncoder(options.uploadSizeLimitBytes ?? 32_768);
   }
@@ -208,18 +208,9 @@ export class HttpSink implements Sink {
   }
 }
 
-function endpointOf(url: string, resource: string): URL {
-  let endpoint: URL;
-  try {
-    endpoint = new URL(url.replace(/\/+$/, "") + resource);
-  } catch {
-    // The URL itself is not echoed: it may carry credentials.
-    throw new DecisionLogError("log_config_invalid", "the decision log service url is not a valid URL");
-  }
-  if (endpoint.protocol !== "http:" && endpoint.protocol !== "https:") {
-    throw new DecisionLogError("log_config_invalid", `the decision log service must be http(s), got ${endpoint.protocol}`);
-  }
-  return endpoint;
+/** The upload endpoint's text: the service URL without trailing slashes, then the resource (both checked by createDecisionLog). */
+export function joinResource(url: string, resource: string): string {
+  return url.replace(/\/+$/, "") + resource;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -12,7 +12,6 @@
  */
 import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
-import { DecisionLogError } from "../core/errors";
 import type { LogEvent } from "../core/mask";
 import type { SinkStats } from "../core/types";
 import type { ErrorReporter } from "./sink";
@@ -111,11 +110,8 @@ export class SqliteSink implements StoreSink {
   private readonly failing: StoreFailure;
 
   constructor(options: SqliteSinkOptions) {
-    const { maxBytes } = options;
-    if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes < 1)) {
-      throw new DecisionLogError("log_config_invalid", `decision store maxBytes must be a positive integer, got ${maxBytes}`);
-    }
-    this.db = openForAppend(options.file, { maxBytes });
+    // The options were checked by createDecisionLog (index.ts checkOptions), before any thread started.
+    this.db = openForAppend(options.file, { maxBytes: options.maxBytes });
     this.failing = new StoreFailure({ failed: "sqlite_write_failed", recovered: "sqlite_write_recovered" }, options.onError);
     this.insert = this.db.prepare(insertSql(1));
     this.insertMany = this.db.prepare(insertSql(ROWS_PER_STATEMENT));
