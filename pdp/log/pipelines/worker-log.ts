@@ -83,7 +83,7 @@ export function createWorkerDecisionLog(
   const ringBuffer = allocateRing(ringBytes);
   const ring = new RingWriter(ringBuffer);
   const init: WorkerInit = { config, source, maskOptions, stats: buffer, ring: ringBuffer };
-  const worker = new Worker(workerEntry(), { workerData: init });
+  const worker = new Worker(workerEntry(), { workerData: init, execArgv: workerExecArgv() });
   // Like the sinks' timers: the log must not keep a finished process alive; shutdown calls close().
   worker.unref();
 
@@ -351,7 +351,19 @@ export function createWorkerDecisionLog(
   };
 }
 
+const fromSources = __filename.endsWith(".ts");
+
 /** The compiled worker next to this module; from TypeScript sources (tests), a bootstrap that compiles on load. */
 function workerEntry(): string {
-  return __filename.endsWith(".ts") ? path.join(__dirname, "worker-dev.js") : path.join(__dirname, "worker.js");
+  return fromSources ? path.join(__dirname, "worker-dev.js") : path.join(__dirname, "worker.js");
+}
+
+/**
+ * From sources, the worker resolves @portcullis/rego-wasm to the package's
+ * sources too (its `portcullis-source` export condition, as Jest and
+ * tsconfig do): its dist/ may be stale, or not built. Built, the default
+ * (the process's own options).
+ */
+function workerExecArgv(): string[] | undefined {
+  return fromSources ? [...process.execArgv, "--conditions=portcullis-source"] : undefined;
 }
