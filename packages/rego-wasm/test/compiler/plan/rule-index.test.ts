@@ -337,6 +337,24 @@ p if input.x == "b" with input.x as "b"
   );
   expect(switches(w.policy)).toEqual([]);
   expect(await ruleValue(w, { x: "z" })).toBe(true);
+
+  // A with before the comparison: it may route a call to a replacement (a host builtin, a function), so nothing after it counts.
+  const before = await build(
+    `package t
+p if { input.y == 1 with input.y as 1; input.x == "a" }
+p if { input.y == 1 with input.y as 1; input.x == "b" }
+`,
+    "x = data.t.p",
+  );
+  expect(switches(before.policy)).toEqual([]);
+  expect(await ruleValue(before, { x: "b" })).toBe(true);
+  expect(await ruleValue(before, { x: "c" })).toBe("undefined");
+
+  // Host builtins (here the clock) may throw in the host: a comparison after one is not used either.
+  const host = compile([{ file: "t.rego", source: `package t\np if { time.now_ns() > 0; input.x == "a" }\np if { time.now_ns() > 0; input.x == "b" }\n` }], {
+    entrypoints: ["t/p"],
+  });
+  expect(switches(host.policy)).toEqual([]);
 });
 
 test("functions: scalar argument patterns pick the rules; outputs for the same arguments still must agree", async () => {
