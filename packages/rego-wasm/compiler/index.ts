@@ -27,6 +27,7 @@ export interface SourceFile {
 export type { HostBuiltinDecl } from "./builtins";
 export type { SyntaxVersion } from "./parse";
 export type { Probe } from "./instrument";
+export type { TrailBody } from "./trail";
 
 /** A rule or package path (`authz/allow`), or a named query compiled as its own entrypoint. */
 export type EntrypointSpec = string | { name: string; query: string };
@@ -66,6 +67,12 @@ export interface CompileOptions {
    * `false` plans every rule in turn (to compare the two).
    */
   ruleIndex?: boolean;
+  /**
+   * The decision trail (./trail.ts): the module records which rule bodies
+   * succeeded in each evaluation, for explanations in every decision. On
+   * unless false; off, the module is exactly OPA's ABI.
+   */
+  trail?: boolean;
 }
 
 export interface CompileResult {
@@ -95,7 +102,7 @@ export function compileModules(modules: Module[], options: CompileOptions): Comp
   const program = check(modules, builtins);
   const probes = options.instrument ? instrumentProgram(program) : undefined;
   const entrypoints = options.entrypoints.map((spec) => toEntrypoint(spec, options.regoVersion ?? "v1"));
-  const policy = plan(program, entrypoints, { ruleIndex: options.ruleIndex ?? true });
+  const policy = plan(program, entrypoints, { ruleIndex: options.ruleIndex ?? true, trail: options.trail });
   const wasm = link(policy, options.runtimeWasm ?? loadRuntimeWasm());
   return { modules, policy, wasm, ...(probes ? { probes } : {}) };
 }

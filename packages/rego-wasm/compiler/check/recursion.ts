@@ -47,6 +47,17 @@ export function checkRecursion(program: Program, errors: CompileError[]): void {
   for (const n of nodes) if (!state.has(n)) visit(n);
 }
 
+/**
+ * The rule nodes one rule body may read: its head's terms and its body (one
+ * link of an `else` chain, without the links after it). The decision trail
+ * (../trail.ts) names a body's dependencies with it.
+ */
+export function ruleBodyDeps(root: RuleNode, r: CheckedRule): Set<RuleNode> {
+  const out = new Set<RuleNode>();
+  bodyRefs(r, (terms) => addDeps(root, terms, out));
+  return out;
+}
+
 function name(n: RuleNode): string {
   return n.path.length ? `data.${n.path.join(".")}` : "data";
 }
@@ -106,6 +117,11 @@ function isHidden(n: RuleNode): boolean {
 
 /** Calls `f` with the terms of every `data` ref (and user-function callee) in a rule. */
 function ruleRefs(r: CheckedRule, f: (terms: Term[]) => void): void {
+  for (let c: CheckedRule | null = r; c; c = c.else) bodyRefs(c, f);
+}
+
+/** The same for one link of an `else` chain: its head's terms and its body. */
+function bodyRefs(c: CheckedRule, f: (terms: Term[]) => void): void {
   const refs: TermVisitor = {
     term: (t) => {
       if (isData(t)) f([t]);
@@ -118,10 +134,8 @@ function ruleRefs(r: CheckedRule, f: (terms: Term[]) => void): void {
       }
     },
   };
-  for (let c: CheckedRule | null = r; c; c = c.else) {
-    [c.value, ...c.key, ...c.args].forEach((t) => visitTerm(t, refs));
-    visitBody(c.body, refs);
-  }
+  [c.value, ...c.key, ...c.args].forEach((t) => visitTerm(t, refs));
+  visitBody(c.body, refs);
 }
 
 function isData(t: Term): boolean {

@@ -11,6 +11,7 @@
  * Everything policy-independent (contexts, parsing, dumping) is the runtime's
  * `rt_*` helpers; these bodies only glue them together.
  */
+import type { TrailLayout } from "../trail";
 import type { EmittedFunction } from "./emit";
 import type { DataLayout } from "./layout";
 import { Code } from "./wasm/code";
@@ -20,6 +21,8 @@ export interface AbiContext {
   rt(name: string): number;
   abort: number;
   layout: DataLayout;
+  /** The function emptying the decision trail before an evaluation (emitTrailReset), when the policy records one. */
+  trailReset?: number;
 }
 
 function finish(params: number, extraLocals: number, code: Code): EmittedFunction {
@@ -49,6 +52,7 @@ export function emitEval(dispatch: number, ctx: AbiContext): EmittedFunction {
   const c = new Code();
   const CTX = 0;
   c.i32(0).call(ctx.rt("rt_eval_begin"));
+  if (ctx.trailReset !== undefined) c.call(ctx.trailReset);
   c.get(CTX);
   c.get(CTX).call(ctx.rt("rt_ctx_entrypoint"));
   c.get(CTX).call(ctx.rt("rt_ctx_input"));
@@ -69,6 +73,7 @@ export function emitOpaEval(dispatch: number, ctx: AbiContext): EmittedFunction 
   c.end(bad);
   // The heap top moves to `heap` first: the input text lies just below it.
   c.get(HEAP).call(ctx.rt("rt_eval_begin"));
+  if (ctx.trailReset !== undefined) c.call(ctx.trailReset);
   c.get(INPUT_ADDR).get(INPUT_LEN).call(ctx.rt("rt_parse_input")).set(INPUT);
   c.get(EP).get(INPUT).get(DATA).call(dispatch);
   c.get(FMT).call(ctx.rt("rt_dump"));
@@ -89,4 +94,32 @@ export function emitNameTable(names: string[], ctx: AbiContext): EmittedFunction
   });
   c.get(OBJ);
   return finish(0, 1, c);
+}
+
+/**
+ * `() -> ()`: empties the decision trail (../trail.ts) before an
+ * evaluation: clears the seen flag of each listed body, then the count.
+ * Proportional to the last trail's length, not to the number of bodies.
+ */
+export function emitTrailReset(t: TrailLayout): EmittedFunction {
+  const c = new Code();
+  const [I, N] = [0, 1];
+  c.i32(t.head).load().set(N);
+  const done = c.block();
+  const next = c.loop();
+  c.get(I).get(N).geS().brIf(done);
+  c.get(I).i32(1).shl().load16u(t.ids).i32(0).store8(t.seen);
+  c.get(I).i32(1).add().set(I);
+  c.br(next);
+  c.end(next);
+  c.end(done);
+  c.i32(t.head).i32(0).store();
+  return { params: 0, results: 0, body: encodeFuncBody([[2, ValType.i32]], c.finish()) };
+}
+
+/** `() -> address` of the decision trail's region: a u32 count, then that many u16 body ids. */
+export function emitTrailAddress(t: TrailLayout): EmittedFunction {
+  const c = new Code();
+  c.i32(t.head);
+  return finish(0, 0, c);
 }

@@ -14,6 +14,7 @@
  * module it is emitted into.
  */
 import type { Block, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
+import type { TrailLayout } from "../trail";
 import type { Constant } from "./constants";
 import { localsRead } from "./locals-read";
 import { Code, type Label } from "./wasm/code";
@@ -32,6 +33,8 @@ export interface EmitContext {
   abort: number;
   /** Global index holding a constant built once per instance (see constants.ts). */
   constant(c: Constant): number;
+  /** The decision trail's region (../trail.ts); absent when the policy records no trail. */
+  trail?: TrailLayout;
 }
 
 /** How to call something: `call index`, prefixed by `i32.const` args for host dispatch. */
@@ -297,11 +300,34 @@ class FunctionEmitter {
       case "Print":
         this.args(s.args).call(this.rt("rt_print"));
         return;
+      case "Trail":
+        this.trail(s.body);
+        return;
       default: {
         const never: never = s;
         throw new Error(`emit: unknown statement ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * Appends body `id` to the trail unless its seen flag is set (../trail.ts):
+   * seen[id] = 1; ids[count] = id; count++. A few loads and stores, no call.
+   */
+  private trail(id: number): void {
+    const t = this.ctx.trail;
+    if (!t) throw new Error(`emit: ${this.name}: Trail statement but the policy has no trail region`);
+    const c = this.code;
+    c.i32(t.seen + id)
+      .load8u()
+      .eqz();
+    const fresh = c.if();
+    c.i32(t.seen + id)
+      .i32(1)
+      .store8();
+    c.i32(t.head).load().tee(this.tmp).i32(1).shl().i32(id).store16(t.ids);
+    c.i32(t.head).get(this.tmp).i32(1).add().store();
+    c.end(fresh);
   }
 
   /** Runs `b` as an IR block, calling `atEnd` when its statements ran to completion. */

@@ -4,6 +4,8 @@
  *
  * Addresses are handed out as the emitter asks for them, so the layout is
  * final only once every function has been emitted. Equal texts share bytes.
+ * A region reserved first (`reserve`, the decision trail's) sits at the base,
+ * zero-filled by the fresh memory: the segment starts past it.
  */
 const utf8 = new TextEncoder();
 
@@ -11,8 +13,22 @@ export class DataLayout {
   private bytes: number[] = [];
   private strings = new Map<string, number>();
   private messages = new Map<string, number>();
+  private reserved = 0;
 
   constructor(readonly base: number) {}
+
+  /** The address of `size` zero bytes (16-aligned) before the segment; only before any text is laid out. */
+  reserve(size: number): number {
+    if (this.bytes.length > 0) throw new Error("emit: a region is reserved after data was laid out");
+    const at = this.base + this.reserved;
+    this.reserved += (size + 15) & ~15;
+    return at;
+  }
+
+  /** Where the data segment starts: past the reserved regions. */
+  get segmentStart(): number {
+    return this.base + this.reserved;
+  }
 
   /** Address and byte length of `text` as UTF-8 (no terminator). */
   string(text: string): { ptr: number; len: number } {
@@ -39,7 +55,7 @@ export class DataLayout {
 
   /** First address past the data. */
   get end(): number {
-    return this.base + this.bytes.length;
+    return this.segmentStart + this.bytes.length;
   }
 
   toBytes(): Uint8Array {

@@ -21,13 +21,14 @@ import { CompileError } from "../errors";
 import { BUILTINS } from "../builtins";
 import type { Func, Policy } from "../plan/ir";
 import { nativeBuiltinExport } from "../runtime-contract";
-import { emitDispatch, emitEval, emitNameTable, emitOpaEval, type AbiContext } from "./abi";
+import { encodeTrailTable, TRAIL_EXPORT, TRAIL_SECTION, trailLayout, trailRegionSize } from "../trail";
+import { emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
 import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
 import { DataLayout } from "./layout";
 import { RuntimeLinkError, RuntimeModule } from "./runtime";
 import { ByteReader, ByteWriter } from "./wasm/bytes";
-import { findSection, SectionId, setSection, writeModule } from "./wasm/module";
+import { findSection, SectionId, setCustom, setSection, writeModule } from "./wasm/module";
 import { addFunctionNames } from "./wasm/names";
 import {
   appendVec,
@@ -96,6 +97,9 @@ const align16 = (n: number) => (n + 15) & ~15;
 export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptions = {}): Uint8Array<ArrayBuffer> {
   const rt = new RuntimeModule(runtimeWasm);
   const layout = new DataLayout(align16(rt.staticDataEnd()));
+  // The decision trail's region (../trail.ts): reserved first, so its address is known to every function emitted.
+  const bodies = policy.trail?.length;
+  const trail = bodies === undefined ? undefined : trailLayout(layout.reserve(trailRegionSize(bodies)), bodies);
   const abort = rt.envImport("opa_abort");
   if (abort === undefined) throw new RuntimeLinkError("must import env.opa_abort");
 
@@ -109,7 +113,9 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   const planNames = new Set(policy.plans.map((p) => p.name));
   if (planNames.size !== policy.plans.length) throw new Error("emit: two plans share an entrypoint name");
   const planIndex = policy.plans.map(() => next++);
-  const [dispatch, evalFn, opaEval, entrypoints, builtins, start] = [next++, next++, next++, next++, next++, next++];
+  const [dispatch, evalFn, opaEval, entrypoints, builtins] = [next++, next++, next++, next++, next++];
+  const [trailReset, trailAddress] = trail ? [next++, next++] : [undefined, undefined];
+  const start = next++;
 
   const stringAt = (index: number) => {
     const s = policy.strings[index];
@@ -124,8 +130,9 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
     string: stringAt,
     callee: (name, argc, caller) => resolveCallee(policy, rt, funcIndex, name, argc, caller),
     constant: (c) => constants.global(c),
+    trail,
   };
-  const abi: AbiContext = { rt: ctx.rt, abort, layout };
+  const abi: AbiContext = { rt: ctx.rt, abort, layout, trailReset };
 
   const emitted: Array<{ name: string; fn: EmittedFunction }> = [
     ...policy.funcs.map((f) => ({ name: debugName(f), fn: emitFunc(f, ctx) })),
@@ -148,6 +155,7 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
       ),
     },
   ];
+  if (trail) emitted.push({ name: "trail_reset", fn: emitTrailReset(trail) }, { name: TRAIL_EXPORT, fn: emitTrailAddress(trail) });
   // Last: it builds every constant the functions above asked for.
   emitted.push({ name: "opa_init_constants", fn: constants.emitStart(startFunction(rt)) });
 
@@ -157,7 +165,8 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   );
   addConstantGlobals(rt, constants.size, start);
   addData(rt, layout);
-  setExports(rt, { eval: evalFn, opa_eval: opaEval, entrypoints, builtins }, options);
+  setExports(rt, { eval: evalFn, opa_eval: opaEval, entrypoints, builtins, ...(trailAddress === undefined ? {} : { [TRAIL_EXPORT]: trailAddress }) }, options);
+  if (policy.trail) setCustom(rt.module, TRAIL_SECTION, encodeTrailTable(policy.trail));
   const first = rt.importedFuncs + rt.definedFuncs;
   addFunctionNames(
     rt.module,
@@ -278,7 +287,7 @@ function addData(rt: RuntimeModule, layout: DataLayout): void {
   const heapStart = align16(layout.end);
   const bytes = layout.toBytes();
   if (bytes.length) {
-    setSection(m, SectionId.data, appendVec(findSection(m, SectionId.data)?.body, [encodeDataSegment(layout.base, bytes)]));
+    setSection(m, SectionId.data, appendVec(findSection(m, SectionId.data)?.body, [encodeDataSegment(layout.segmentStart, bytes)]));
     const dc = findSection(m, SectionId.datacount);
     if (dc) setSection(m, SectionId.datacount, new ByteWriter().u32(splitVec(findSection(m, SectionId.data)?.body).count).toBytes());
   }

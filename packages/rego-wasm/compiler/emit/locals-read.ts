@@ -31,6 +31,7 @@ export function localsRead(blocks: Block[]): Set<Local> {
       case "MemoPush":
       case "MemoPop":
       case "Break":
+      case "Trail":
         return;
       case "ArrayAppend":
         read.add(s.array).add(s.value);

@@ -15,8 +15,10 @@ export { printPolicy } from "./print";
 export interface PlanOptions {
   /** Dispatch rules through the rule index (rule-index.ts). */
   ruleIndex?: boolean;
+  /** `false` plans no TrailStmt (../trail.ts): the module records no decision trail. */
+  trail?: boolean;
 }
 
 export function plan(program: Program, entrypoints: Entrypoint[], options: PlanOptions = {}): Policy {
-  return new Planner(program, options.ruleIndex ?? false).policy(entrypoints);
+  return new Planner(program, options.ruleIndex ?? false, { trail: options.trail }).policy(entrypoints);
 }

@@ -33,6 +33,25 @@ export interface Policy {
   plans: Plan[];
   /** Builtins the module dispatches to the host (`opa_builtinN`), in id order. */
   hostBuiltins: HostBuiltin[];
+  /**
+   * The rule bodies TrailStmts name, indexed by their id (../trail.ts);
+   * absent when the compilation records no trail.
+   */
+  trail?: TrailBody[];
+}
+
+/** A rule body as the decision trail names it (../trail.ts). */
+export interface TrailBody {
+  /** The rule's path, dotted, without `data`: `portcullis.outcome`. */
+  rule: string;
+  file: string;
+  row: number;
+  /** The body's place in its rule: a plain body, an `else` branch, or the `default`. */
+  kind: "body" | "else" | "default";
+  /** The rules (dotted paths) this body and its head read: what it may depend on. */
+  refs: string[];
+  /** The input paths it reads (`input.route.id`): the longest constant prefix of each input ref. */
+  reads: string[];
 }
 
 export interface HostBuiltin {
@@ -325,6 +344,16 @@ export interface MemoPopStmt {
   type: "MemoPop";
 }
 
+/**
+ * The rule body `body` (an index in Policy.trail) succeeded: appends its id
+ * to the evaluation's trail unless it is there already (../trail.ts).
+ * Never fails.
+ */
+export interface TrailStmt {
+  type: "Trail";
+  body: number;
+}
+
 /** print(): `args` is a local holding an array of the argument values (undefined ones shown as `<undefined>`). */
 export interface PrintStmt {
   type: "Print";
@@ -369,4 +398,5 @@ export type Stmt =
   | MemoInsertStmt
   | MemoPushStmt
   | MemoPopStmt
-  | PrintStmt;
+  | PrintStmt
+  | TrailStmt;

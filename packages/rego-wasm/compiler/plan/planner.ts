@@ -4,13 +4,14 @@
  * node and mock environment (see context.ts), plus one plan per entrypoint.
  */
 import type { Body } from "../ast";
-import { checkQuery, type Program, type RuleNode } from "../check";
+import { checkQuery, type CheckedRule, type Program, type RuleNode } from "../check";
 import { CompileError } from "../errors";
 import { FuncBuilder, StringTable } from "./builder";
 import { EMPTY_ENV, envKey, type Ctx, type MockEnv } from "./context";
 import { planDataRef } from "./data";
 import { planBody } from "./exprs";
-import type { Func, HostBuiltin, Local, Plan, Policy } from "./ir";
+import { MAX_TRAIL_BODIES, trailBodyOf } from "../trail";
+import type { Func, HostBuiltin, Local, Plan, Policy, TrailBody } from "./ir";
 import { planRuleBody } from "./rules";
 import { makeString } from "./terms";
 
@@ -27,19 +28,46 @@ export class Planner {
   private readonly cache = new Map<string, Func>();
   private readonly active: string[] = [];
   private readonly variants = new Map<string, number>();
+  /** The decision trail's table (../trail.ts), null when the compilation records none. */
+  private readonly trail: TrailBody[] | null;
+  /** Trail id per rule body: a body planned again under a mock keeps its id. */
+  private readonly trailIds = new Map<CheckedRule, number>();
 
   /**
    * @param ruleIndex pick a node's rules by a lookup on the input where the
    *   rule index applies (rule-index.ts), instead of trying each in turn.
+   * @param options.trail false: plan no TrailStmt (../trail.ts).
    */
   constructor(
     readonly program: Program,
     readonly ruleIndex = false,
-  ) {}
+    options: { trail?: boolean } = {},
+  ) {
+    this.trail = options.trail === false ? null : [];
+  }
 
   policy(entrypoints: Entrypoint[]): Policy {
     const plans = entrypoints.map((ep) => this.planEntrypoint(ep));
-    return { strings: this.strings.strings, funcs: this.funcs, plans, hostBuiltins: this.hostBuiltins };
+    const policy: Policy = { strings: this.strings.strings, funcs: this.funcs, plans, hostBuiltins: this.hostBuiltins };
+    if (this.trail) policy.trail = this.trail;
+    return policy;
+  }
+
+  /**
+   * Emits the TrailStmt saying `rule` (a body: plain, an `else` branch, the
+   * `default`) succeeded, where its head takes its value; nothing when the
+   * compilation records no trail or the table is full.
+   */
+  trailStmt(fb: FuncBuilder, rule: CheckedRule, kind: TrailBody["kind"]): void {
+    if (!this.trail) return;
+    let id = this.trailIds.get(rule);
+    if (id === undefined) {
+      if (this.trail.length >= MAX_TRAIL_BODIES) return;
+      id = this.trail.length;
+      this.trail.push(trailBodyOf(this.program, rule, kind));
+      this.trailIds.set(rule, id);
+    }
+    fb.emit({ type: "Trail", body: id });
   }
 
   /** The CallStmt name of a host builtin, registering it on first use. */

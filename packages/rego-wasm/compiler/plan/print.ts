@@ -134,6 +134,8 @@ function formatStmt(st: Stmt, l: (n: number) => string, s: (i: number) => string
       return st.type;
     case "Print":
       return `Print ${l(st.args)}`;
+    case "Trail":
+      return `Trail body ${st.body}`;
     default:
       return (st as { type: string }).type;
   }

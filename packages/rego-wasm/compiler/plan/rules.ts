@@ -60,7 +60,14 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
         fb.topBlock(() => {
           fb.emit({ type: "IsUndefined", source: ret });
           fb.scoped(() =>
-            unifyArgs(ctx, d, args, () => planBody(ctx, d.body, () => planTerm(ctx, d.value, (v) => fb.emit({ type: "AssignVar", source: v, target: ret })))),
+            unifyArgs(ctx, d, args, () =>
+              planBody(ctx, d.body, () =>
+                planTerm(ctx, d.value, (v) => {
+                  ctx.p.trailStmt(fb, d, "default");
+                  fb.emit({ type: "AssignVar", source: v, target: ret });
+                }),
+              ),
+            ),
           );
         });
       }
@@ -69,7 +76,14 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
     case "set":
       fb.topBlock(() => fb.emit({ type: "MakeSet", target: ret }));
       planIndexedRules(ctx, node, args, (r) =>
-        fb.scoped(() => planBody(ctx, r.body, () => planTerm(ctx, r.key[0]!, (v) => fb.emit({ type: "SetAdd", set: ret, value: v })))),
+        fb.scoped(() =>
+          planBody(ctx, r.body, () =>
+            planTerm(ctx, r.key[0]!, (v) => {
+              ctx.p.trailStmt(fb, r, "body");
+              fb.emit({ type: "SetAdd", set: ret, value: v });
+            }),
+          ),
+        ),
       );
       break;
     case "object": {
@@ -82,7 +96,10 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
       planIndexedRules(ctx, node, args, (r) =>
         fb.scoped(() =>
           planBody(ctx, r.body, () =>
-            planTerms(ctx, [...r.key, r.value], (ls) => insertPath(ctx, { obj: ret, shadow }, ls.slice(0, -1), ls[ls.length - 1]!, r.setLeaf)),
+            planTerms(ctx, [...r.key, r.value], (ls) => {
+              ctx.p.trailStmt(fb, r, "body");
+              insertPath(ctx, { obj: ret, shadow }, ls.slice(0, -1), ls[ls.length - 1]!, r.setLeaf);
+            }),
           ),
         ),
       );
@@ -100,6 +117,7 @@ export function planRuleBody(ctx: Ctx, node: RuleNode, funcIndex: number, ret: L
 function planChain(ctx: Ctx, rule: CheckedRule, ret: Local, args: Local[], msg: string): void {
   const fb = ctx.fb;
   const one = (r: CheckedRule, target: Local): void => {
+    const kind = r === rule ? "body" : "else";
     // A constant value cannot conflict with itself: stop at the first solution
     // (OPA's early exit).
     const depth = fb.depth;
@@ -108,6 +126,7 @@ function planChain(ctx: Ctx, rule: CheckedRule, ret: Local, args: Local[], msg: 
       unifyArgs(ctx, r, args, () =>
         planBody(ctx, r.body, () =>
           planTerm(ctx, r.value, (v) => {
+            ctx.p.trailStmt(fb, r, kind);
             fb.emit({ type: "AssignVarOnce", source: v, target, message: msg });
             if (exit) fb.breakTo(depth);
           }),

@@ -32,6 +32,13 @@ const OP = {
   i32LtS: 0x48,
   i32GeS: 0x4e,
   i32Add: 0x6a,
+  i32Shl: 0x74,
+  i32Load: 0x28,
+  i32Load8U: 0x2d,
+  i32Load16U: 0x2f,
+  i32Store: 0x36,
+  i32Store8: 0x3a,
+  i32Store16: 0x3b,
 } as const;
 
 /** Block type "no params, no results". */
@@ -171,11 +178,45 @@ export class Code {
     return this.op(OP.i32Add);
   }
 
+  shl(): this {
+    return this.op(OP.i32Shl);
+  }
+
+  /** Memory accesses: the address on the stack plus the constant `offset` (alignment hints are the natural ones). */
+  load(offset = 0): this {
+    return this.mem(OP.i32Load, 2, offset);
+  }
+
+  load8u(offset = 0): this {
+    return this.mem(OP.i32Load8U, 0, offset);
+  }
+
+  load16u(offset = 0): this {
+    return this.mem(OP.i32Load16U, 1, offset);
+  }
+
+  store(offset = 0): this {
+    return this.mem(OP.i32Store, 2, offset);
+  }
+
+  store8(offset = 0): this {
+    return this.mem(OP.i32Store8, 0, offset);
+  }
+
+  store16(offset = 0): this {
+    return this.mem(OP.i32Store16, 1, offset);
+  }
+
   /** The finished expression, closed by the function's final `end`. */
   finish(): Uint8Array {
     if (this.labels.length) throw new Error("emit: unclosed blocks at end of function");
     this.w.byte(OP.end);
     return this.w.toBytes();
+  }
+
+  private mem(code: number, align: number, offset: number): this {
+    this.w.byte(code).u32(align).u32(offset);
+    return this;
   }
 
   private op(code: number): this {
