@@ -79,6 +79,7 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
     if (texts.result !== undefined) record.resultJson = texts.result;
   }
   if (error !== undefined) record.error = error;
+  if (texts.trail !== undefined) record.trail = texts.trail;
   try {
     deps.log.record(record);
   } catch (err) {

@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { EvaluationClock, loadSizedPolicy, MemoryLimitError, readBundle } from "@portcullis/rego-wasm";
 import { messageOf, PdpError } from "./errors";
+import { TrailReader, type RecordedTrail } from "./trail";
 import type { BundleRef, PolicyEvaluator } from "./types";
 
 const utf8 = new TextEncoder();
@@ -30,6 +31,8 @@ export class Engine {
   readonly ref: BundleRef;
   /** opa_eval called directly (ABI 1.2+), or null to go through the SDK's evaluate. */
   private readonly direct: DirectEval | null;
+  /** Reads the decision trail after an evaluation (./trail.ts); null when the module records none. */
+  private readonly trail: TrailReader | null;
 
   private constructor(
     private readonly policy: LoadedPolicy,
@@ -42,9 +45,11 @@ export class Engine {
     readonly digest: string,
     readonly loadedAt: Date,
     bytes: Uint8Array,
+    wasm: Uint8Array,
   ) {
     this.ref = { key: `${revision}@${digest}`, bytes };
     this.direct = DirectEval.of(policy);
+    this.trail = this.direct?.trailReader(wasm) ?? null;
     this.evaluator = (entrypoint, input) => (this.has(entrypoint) ? this.evaluate(entrypoint, input) : undefined);
   }
 
@@ -77,7 +82,7 @@ export class Engine {
       if (typeof id === "number") ids.set(name, id);
     }
     // A copy of exactly these bytes: the caller's array may be a view on a larger buffer.
-    return new Engine(policy, clock, ids, bundle.manifest.revision, source, digest, new Date(), new Uint8Array(bytes));
+    return new Engine(policy, clock, ids, bundle.manifest.revision, source, digest, new Date(), new Uint8Array(bytes), bundle.wasm);
   }
 
   static digest(bytes: Uint8Array): string {
@@ -92,11 +97,17 @@ export class Engine {
     return this.ids.has(entrypoint);
   }
 
+  /** Whether this bundle's decisions carry a trail (its module records one and Engine reads it). */
+  get recordsTrail(): boolean {
+    return this.trail !== null;
+  }
+
   /**
    * The entrypoint's value for `input`, or undefined when the result set is
    * empty. Throws PdpError `policy_error` when evaluation fails (an abort:
    * conflicting values, a builtin error in strict mode, ...) or when the
-   * entrypoint does not exist.
+   * entrypoint does not exist. With `texts`, also what the evaluation
+   * produced on the way: its JSON texts and its trail.
    */
   evaluate(entrypoint: string, input: unknown, texts?: EvaluationTexts): unknown {
     const id = this.ids.get(entrypoint);
@@ -110,7 +121,11 @@ export class Engine {
     } catch (err) {
       throw new PdpError("policy_error", `evaluating ${entrypoint}: ${messageOf(err)}`);
     }
-    if (texts) texts.input = raw?.input;
+    if (texts) {
+      texts.input = raw?.input;
+      // Read now: the next evaluation (the log's mask and drop, another request) empties the trail.
+      if (this.trail && this.direct && !(input instanceof ArrayBuffer)) texts.trail = this.readTrail(id, entrypoint);
+    }
     if (!Array.isArray(resultSet)) throw new PdpError("policy_error", `${entrypoint}: the module returned no result set`);
     if (resultSet.length === 0) return undefined;
     if (resultSet.length > 1) throw new PdpError("policy_error", `${entrypoint}: ${resultSet.length} results where one was expected`);
@@ -119,19 +134,31 @@ export class Engine {
     if (texts && raw?.resultSet !== undefined) texts.result = resultTextOf(raw.resultSet, binding);
     return binding.result;
   }
+
+  /** The trail of the evaluation that just ran; a table that does not resolve costs the decision its trail, never the decision. */
+  private readTrail(id: number, entrypoint: string): RecordedTrail | undefined {
+    try {
+      return this.trail?.read(id, entrypoint);
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 /**
  * JSON texts an evaluation produced anyway (the input written into the
  * module's memory, the result the module dumped), handed back so the
  * decision log can snapshot the decision without serialising its input
- * and result a second time. Filled in only when the engine has them.
+ * and result a second time; and the decision trail the module recorded.
+ * Filled in only when the engine has them.
  */
 export interface EvaluationTexts {
   /** JSON.stringify(input), exactly as the policy read it. */
   input?: string;
   /** The result value's JSON text. */
   result?: string;
+  /** Which rule body decided and the bodies it depended on (./trail.ts). */
+  trail?: RecordedTrail;
 }
 
 /** What DirectEval hands back: the input text it wrote and the result set text it read. */
@@ -288,6 +315,11 @@ class DirectEval {
       typeof p.dataHeapPtr === "number" &&
       typeof p.wasmInstance?.exports?.opa_eval === "function";
     return ok ? new DirectEval(p as PolicyInternals) : null;
+  }
+
+  /** The module's decision trail reader, reading this evaluator's memory view. */
+  trailReader(wasm: Uint8Array): TrailReader | null {
+    return TrailReader.of(wasm, this.p.wasmInstance.exports, () => this.memory());
   }
 
   /** The last ArrayBuffer input and its parsed value in Wasm memory, valid until any other evaluation. */

@@ -3,6 +3,7 @@
  * answers, and what lands in the decision log. Shared by pdp/ (decide, bundle
  * loading), pdp/log/ (decision log) and the API.
  */
+import type { RecordedTrail } from "./trail";
 
 /** The authenticated caller, built only from the verified token and the users table. */
 export interface Actor {
@@ -78,7 +79,12 @@ export interface DecisionEvent {
   erased?: string[];
   masked?: string[];
   error?: { code: string; message: string };
-  /** OPA's optional extras: here, a refusal made before any policy was evaluated (and why masking failed, when it did). */
+  /**
+   * OPA's optional extras: here, the decision's trail (`trail`: the rule
+   * body that decided and the bodies it depended on, pdp/trail.ts), a
+   * refusal made before any policy was evaluated, and why masking failed,
+   * when it did.
+   */
   custom?: Record<string, unknown>;
 }
 
@@ -123,6 +129,12 @@ export interface DecisionRecord {
   evalNs: number;
   /** Why the PDP denied on its own (no bundle, evaluation error, invalid result). */
   error?: { code: string; message: string };
+  /**
+   * Which rule body decided and the bodies it depended on, as the module
+   * recorded them (pdp/trail.ts); absent when the bundle records no trail.
+   * The event carries it as `custom.trail`.
+   */
+  trail?: RecordedTrail;
   /** The deciding bundle's evaluator for data.system.log.mask / .drop; null when no bundle is active. */
   evaluate: PolicyEvaluator | null;
   /** The bundle behind `evaluate` (set by the PDP), so a log in a worker can evaluate mask/drop there; absent for other evaluators. */

@@ -27,6 +27,9 @@ export { invalidType } from "./compiler/builtins/declared-types";
 
 // Instrumented compilations (coverage, explanations, `rego test`): probes and the syntax tree they name.
 export { loadInstrumented } from "./compiler/instrumented-bundle";
+// The decision trail a module records (compiler/trail.ts): its table and the export that locates it.
+export { readTrailTable, TRAIL_EXPORT } from "./compiler/trail";
+export type { TrailBody } from "./compiler/trail";
 export type { InstrumentedBundle } from "./compiler/instrumented-bundle";
 export { internalCallExpr } from "./compiler/instrument";
 export { parseModule } from "./compiler/parse";

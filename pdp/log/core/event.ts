@@ -47,6 +47,8 @@ export function buildEvent(record: DecisionRecord, source: EventSource, timestam
     event.metrics = { timer_rego_query_eval_ns: Math.round(record.evalNs) };
   }
   if (record.error) event.error = { code: String(record.error.code), message: String(record.error.message) };
+  // OPA's EventV1 carries extras in `custom`; receivers keep it as it is.
+  if (record.trail && !record.refusal) event.custom = { trail: record.trail.entries };
   if (record.refusal) {
     // No policy ran: no result, no bundles, no timer; the marker says so and what the API answered.
     const { stage, status, problem } = record.refusal;
@@ -63,13 +65,21 @@ export function buildEvent(record: DecisionRecord, source: EventSource, timestam
  * wrote), only the event's small rest is serialised. Throws on values JSON
  * cannot carry faithfully (cycles, BigInt).
  */
-export function snapshotOf(event: DecisionEvent, record?: Pick<DecisionRecord, "input" | "inputJson" | "result" | "resultJson">): string {
+export function snapshotOf(event: DecisionEvent, record?: Pick<DecisionRecord, "input" | "inputJson" | "result" | "resultJson" | "trail">): string {
   if (!record || !textsCover(event, record)) return JSON.stringify(event);
-  // The texts the engine evaluated, spliced in: the event without them, then input and result.
-  const { input: _input, result, ...rest } = event;
-  const head = JSON.stringify(rest);
+  // The texts the engine evaluated, spliced in: the event without them, then input and result (and the trail's, resolved once per distinct trail).
+  const { input: _input, result, custom, ...rest } = event;
+  const trail = custom !== undefined && isTrailOnly(custom, record) ? `,"custom":{"trail":${record.trail!.json}}` : "";
+  const head = JSON.stringify(trail === "" && custom !== undefined ? { ...rest, custom } : rest);
   const tail = result === undefined ? "" : `,"result":${record.resultJson}`;
-  return `${head.slice(0, -1)},"input":${record.inputJson}${tail}}`;
+  return `${head.slice(0, -1)},"input":${record.inputJson}${tail}${trail}}`;
+}
+
+/** `custom` is exactly the record's trail, whose text the record has. */
+function isTrailOnly(custom: Record<string, unknown>, record: Pick<DecisionRecord, "trail">): boolean {
+  if (record.trail === undefined || custom.trail !== record.trail.entries) return false;
+  for (const key in custom) if (key !== "trail") return false;
+  return true;
 }
 
 /** The record's texts are the event's input and result (the event refers to the same objects and a text exists for each). */

@@ -96,7 +96,7 @@ const SNAPSHOT = 0;
 const PARTS = 1;
 const OUTCOME = 2;
 /** The texts of a PARTS record, in the order below. */
-const PARTS_TEXTS = 7;
+const PARTS_TEXTS = 8;
 
 /**
  * A decision as the worker rebuilds it: the record's fields that go into the
@@ -112,6 +112,8 @@ export interface ShippedRecord {
   evalNs: number;
   inputJson: string;
   resultJson: string | undefined;
+  /** The decision trail's JSON text (pdp/trail.ts), when the record has one. */
+  trailJson: string | undefined;
 }
 
 /** An event as the worker reads it: a snapshot's JSON text, or a record's parts, with its bundle key; or a request outcome's row (JSON). */
@@ -132,7 +134,7 @@ export type ShippedEvent =
  *   SNAPSHOT  texts: json, bundle key | null
  *   PARTS     ns, evalNs, reqId (NaN: none), then texts: decisionId, path,
  *             revision, requestedBy | null, inputJson, resultJson | null,
- *             bundle key
+ *             bundle key, trail JSON | null
  *   OUTCOME   texts: a request outcome's row as JSON (store/sqlite-store.ts OutcomeRow)
  */
 export const EventRecords = {
@@ -149,6 +151,7 @@ export const EventRecords = {
       typeof record.inputJson === "string" &&
       record.input !== undefined &&
       (record.result === undefined || typeof record.resultJson === "string") &&
+      (record.trail === undefined || typeof record.trail.json === "string") &&
       (context.requestedBy === undefined || typeof context.requestedBy === "string") &&
       (context.reqId === undefined || (typeof context.reqId === "number" && !Number.isNaN(context.reqId)))
     );
@@ -183,7 +186,7 @@ export const EventRecords = {
     const context = record.context ?? {};
     const requestedBy = context.requestedBy ?? null;
     const resultJson = record.result === undefined ? null : record.resultJson!;
-    const texts = [record.decisionId, record.path, record.revision, requestedBy, record.inputJson!, resultJson, key];
+    const texts = [record.decisionId, record.path, record.revision, requestedBy, record.inputJson!, resultJson, key, record.trail?.json ?? null];
     return {
       bound: 1 + 3 * 8 + RecordWriter.textsBound(texts),
       fill(w) {
@@ -206,7 +209,7 @@ export const EventRecords = {
     const ns = r.u64();
     const evalNs = r.f64();
     const reqId = r.f64();
-    const [decisionId, path, revision, requestedBy, inputJson, resultJson, key] = r.texts(PARTS_TEXTS);
+    const [decisionId, path, revision, requestedBy, inputJson, resultJson, key, trailJson] = r.texts(PARTS_TEXTS);
     const parts: ShippedRecord = {
       ns,
       evalNs,
@@ -217,6 +220,7 @@ export const EventRecords = {
       requestedBy: requestedBy ?? undefined,
       inputJson: inputJson!,
       resultJson: resultJson ?? undefined,
+      trailJson: trailJson ?? undefined,
     };
     return { parts, key: key! };
   },

@@ -44,12 +44,13 @@ export interface WorkerInit {
 }
 
 /**
- * Stand-ins for the input and result objects a shipped record no longer
+ * Stand-ins for the input, result and trail objects a shipped record no longer
  * has: the event refers to them and its snapshot splices in their texts
  * (snapshotOf), so they are never serialised themselves.
  */
 const SHIPPED_INPUT = Object.freeze({}) as DecisionRecord["input"];
 const SHIPPED_RESULT = Object.freeze({});
+const SHIPPED_TRAIL = Object.freeze([]);
 
 /** The record the parts came from, as far as the event needs it. */
 function recordOf(parts: ShippedRecord): DecisionRecord {
@@ -67,6 +68,7 @@ function recordOf(parts: ShippedRecord): DecisionRecord {
     record.result = SHIPPED_RESULT;
     record.resultJson = parts.resultJson;
   }
+  if (parts.trailJson !== undefined) record.trail = { entries: SHIPPED_TRAIL, json: parts.trailJson };
   return record;
 }
 
