@@ -17,9 +17,18 @@
  * `404 not_found (no row in scope)`, `200`, or `none` when the request never
  * finished (the process stopped). --json prints each logged event (OPA's
  * shape) with an `outcome` member, one JSON object per line (ready for jq).
- * --explain (with --id and --bundle, the bundle that decided): which rule
- * decided and on what (./explain.ts).
+ * --explain (with --id): which rule decided and on what, as the decision
+ * recorded it (its trail, ./explain-trail.ts), with the source lines of the
+ * bundle that decided when it is at hand (--bundle FILE, else the one the
+ * service runs, PORTCULLIS_BUNDLE or var/bundle.tar.gz, when it is that
+ * revision). With --bundle, the logged
+ * input is also evaluated again on an instrumented compilation of that
+ * bundle (./explain.ts): every body that succeeded on the way and the
+ * expressions reached. --html FILE writes the recorded trail as a page.
  */
+import * as fs from "node:fs";
+import { DEFAULT_BUNDLE_FILE } from "../config/settings";
+import { explanationPage } from "../report/explain-html";
 import { createPool } from "../db/pg/pool";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log";
 import { DecisionLogError } from "../pdp/log/core/errors";
@@ -28,10 +37,11 @@ import { DEFAULT_QUERY_LIMIT, parseSince, queryDecisions, queryDecisionsPg, type
 import { one, parseArgs, UsageError } from "./args";
 import { auditStore } from "./audit-store";
 import { explainDecision } from "./explain";
+import { explainRecorded, formatExplanation, sourcesFor } from "./explain-trail";
 import { printable } from "./events";
 
 export const DECISIONS_USAGE =
-  "decisions [--db FILE] [--actor ID] [--denied] [--since 2h|2026-11-21T14:00:00Z] [--path /http/path|route.id|decision/path] [--id DECISION_ID] [--test-run ID | --exclude-test-runs] [--limit N] [--json] [--explain --bundle FILE]";
+  "decisions [--db FILE] [--actor ID] [--denied] [--since 2h|2026-11-21T14:00:00Z] [--path /http/path|route.id|decision/path] [--id DECISION_ID] [--test-run ID | --exclude-test-runs] [--limit N] [--json] [--explain [--bundle FILE] [--html FILE]]";
 
 export async function decisionsCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
@@ -44,6 +54,7 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
       "--limit": "limit",
       "--test-run": "testRun",
       "--bundle": "bundle",
+      "--html": "html",
     },
     switches: { "--denied": "denied", "--json": "json", "--exclude-test-runs": "excludeTestRuns", "--explain": "explain" },
   });
@@ -67,12 +78,20 @@ export async function decisionsCommand(argv: string[]): Promise<number> {
 
   const explain = args.switches.has("explain");
   const bundle = one(args, "bundle");
-  if (explain && (query.id === undefined || bundle === undefined))
-    throw new UsageError("--explain needs --id DECISION_ID and --bundle FILE (the bundle that decided)");
+  const html = one(args, "html");
+  if (explain && query.id === undefined) throw new UsageError("--explain needs --id DECISION_ID");
+  if (!explain && (bundle !== undefined || html !== undefined)) throw new UsageError("--bundle and --html go with --explain");
   const entries = await readDecisions(one(args, "db"), query);
   if (explain) {
     if (entries.length === 0) throw new DecisionLogError("decisions_bad_filter", `no decision ${query.id} in the log`);
-    console.log(await explainDecision(entries[0], bundle as string));
+    const { sources, note } = sourcesFor(bundle ?? process.env.PORTCULLIS_BUNDLE ?? DEFAULT_BUNDLE_FILE, entries[0].revision);
+    const explanation = explainRecorded(entries[0], sources, note);
+    console.log(formatExplanation(explanation));
+    // Evaluating again needs a decision the policy made; a refusal or a missing event has nothing to evaluate.
+    const evaluated = entries[0].event?.path && (entries[0].event.custom as { policy_evaluated?: unknown } | undefined)?.policy_evaluated !== false;
+    if (bundle !== undefined && evaluated)
+      console.log(`\nevaluated again on an instrumented compilation of ${bundle}:\n${await explainDecision(entries[0], bundle)}`);
+    if (html !== undefined) fs.writeFileSync(html, explanationPage(explanation));
     return 0;
   }
   if (args.switches.has("json")) {

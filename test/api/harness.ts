@@ -72,14 +72,15 @@ export function policyBundle(revision = "api-test"): Buffer {
   if (cached) return cached;
   if (!compiled) {
     const { sources, data } = collectPolicyInputs([path.join(REPO, "rego")]);
-    const policies = sources.filter((s) => !s.file.endsWith("_test.rego"));
+    // Named as the bundle carries them (rego/...), so file:line in the decision trail is the bundle's.
+    const policies = sources.filter((s) => !s.file.endsWith("_test.rego")).map((s) => ({ ...s, file: path.relative(REPO, s.file) }));
     compiled = { wasm: compile(policies, { entrypoints: ENTRYPOINTS }).wasm, data, policies };
   }
   const bytes = writeBundle({
     wasm: compiled.wasm,
     data: compiled.data,
     manifest: { revision, roots: [""], rego_version: 1, wasm: ENTRYPOINTS.map((entrypoint) => ({ entrypoint, module: "/policy.wasm" })) },
-    sources: compiled.policies.map((s) => ({ path: path.relative(REPO, s.file), content: s.source })),
+    sources: compiled.policies.map((s) => ({ path: s.file, content: s.source })),
   });
   bundles.set(revision, bytes);
   return bytes;
