@@ -16,7 +16,9 @@
  *   policies, SQLite writes) included;
  * - the same decision hand-written in TypeScript, as the baseline ratio;
  * - decide() for the most body field names the API's body limit admits
- *   (one request's worst case: every name is parsed and checked by the policy).
+ *   (one request's worst case: every name is parsed and checked by the policy);
+ * - what the decision trail costs (pdp/trail.ts): the same policy compiled
+ *   without it, with the no-op and the SQLite log, in the same rounds.
  * The baseline, the no-op-log PDP and the logged PDP run in alternating
  * rounds (see measure), the logged one after LOG_WARMUP decisions.
  * Target: p99 under 50 µs per decision, logging included.
@@ -126,18 +128,19 @@ function handwritten(input: DecisionInput, routes: Record<string, Route>, fields
   return { allow: true, status: 200, reason: "allowed", scope, fields: { read, write } };
 }
 
-function buildBundle(file: string): { entrypoints: string[]; data: Record<string, unknown> } {
+/** The bundle from rego/; `trail: false` compiles it without the decision trail (packages/rego-wasm/compiler/trail.ts), to time what the trail costs. */
+function buildBundle(file: string, trail = true): { entrypoints: string[]; data: Record<string, unknown> } {
   const { sources, data } = collectPolicyInputs([path.join(ROOT, "rego")]);
   let entrypoints = ENTRYPOINTS;
   let wasm: Uint8Array;
   try {
-    wasm = compile(sources, { entrypoints }).wasm;
+    wasm = compile(sources, { entrypoints, trail }).wasm;
   } catch (err) {
     console.log(
       `note: rego/ does not compile with ${ENTRYPOINTS.join(", ")} (${(err as Error).message.split("\n")[0]}); using portcullis/decision alone, so the log runs without mask/drop policies`,
     );
     entrypoints = ENTRYPOINTS.slice(0, 1);
-    wasm = compile(sources, { entrypoints }).wasm;
+    wasm = compile(sources, { entrypoints, trail }).wasm;
   }
   const manifest = { revision: "bench", roots: [""], rego_version: 1, wasm: entrypoints.map((e) => ({ entrypoint: e, module: "/policy.wasm" })) };
   fs.writeFileSync(file, writeBundle({ wasm, data, manifest, sources: sources.map((s) => ({ path: s.file, content: s.source })) }));
@@ -318,15 +321,26 @@ async function main(): Promise<void> {
     };
     const big = (await measureFew(() => bare.decide(bigInput), 200)).toFixed(1);
 
+    // The same policy compiled without the decision trail, timed in the same alternating rounds.
+    const untracedFile = path.join(dir, "untraced.tar.gz");
+    buildBundle(untracedFile, false);
+    const bareUntraced = await createPdp({ bundle: { file: untracedFile }, log: noop, logger: quiet });
     const log = createDecisionLog({ db: path.join(dir, "decisions.db"), onError: quiet });
     const logged = await createPdp({ bundle: { file }, log, logger: quiet });
-    const [hand, plain, withLog] = await measure(
+    const untracedLog = createDecisionLog({ db: path.join(dir, "untraced.db"), onError: quiet });
+    const loggedUntraced = await createPdp({ bundle: { file: untracedFile }, log: untracedLog, logger: quiet });
+    const [hand, plain, withLog, plainUntraced, withLogUntraced] = await measure(
       { fn: () => handwritten(INPUT, routes, fields) },
       { fn: () => bare.decide(INPUT) },
       { fn: () => logged.decide(INPUT), between: () => log.flush(), warmup: LOG_WARMUP },
+      { fn: () => bareUntraced.decide(INPUT) },
+      { fn: () => loggedUntraced.decide(INPUT), between: () => untracedLog.flush(), warmup: LOG_WARMUP },
     );
     await bare.close();
     await logged.close();
+    await bareUntraced.close();
+    await loggedUntraced.close();
+    await untracedLog.close();
     const stats = log.stats();
     await log.close();
 
@@ -364,6 +378,10 @@ async function main(): Promise<void> {
     const census = (f: Figures): string => `${pct(f.slow.all)} of all calls and ${pct(f.slow.afterTurn)} of the calls right after an event-loop turn`;
     console.log(`calls slower than 2x p50 (p99 reads them past 1%): no-op log ${census(plain)}; SQLite log ${census(withLog)}`);
     console.log(`log cost on the request path: +${us(withLog.p50 - plain.p50)} at p50, +${us(withLog.p99 - plain.p99)} at p99`);
+    const share = (a: number, b: number): string => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)}%`;
+    console.log(
+      `decision trail (pdp/trail.ts), same rounds, bundle compiled without it: no-op log p50 ${us(plainUntraced.p50)} -> ${us(plain.p50)} (${share(plain.p50, plainUntraced.p50)}), p99 ${us(plainUntraced.p99)} -> ${us(plain.p99)}; SQLite log p50 ${us(withLogUntraced.p50)} -> ${us(withLog.p50)} (${share(withLog.p50, withLogUntraced.p50)}), p99 ${us(withLogUntraced.p99)} -> ${us(withLog.p99)} (${share(withLog.p99, withLogUntraced.p99)})`,
+    );
     console.log(
       `a write's decision made durable before it acts (decide + await log.durable()): one writer at a time p50 ${us(soloWrites.p50)} p99 ${us(soloWrites.p99)}; 16 concurrent writers p50 ${us(burstWrites.p50)} p99 ${us(burstWrites.p99)} (they share commits)`,
     );
