@@ -10,8 +10,8 @@
  * `--bundle FILE` adds the deeper re-evaluation (./explain.ts).
  */
 import * as fs from "node:fs";
-import { readBundle } from "../pdp/compiler/bundle";
-import type { DecisionEntry } from "../pdp/log/query";
+import { readBundle } from "@portcullis/rego-wasm";
+import type { DecisionEntry } from "../pdp/log/store/query";
 import type { TrailEntry } from "../pdp/trail";
 import { printable } from "./events";
 
