@@ -1,6 +1,7 @@
 /**
- * `decisions --id ID --explain --bundle FILE`: which rule decided, and on
- * what. The logged input is evaluated again on an instrumented compilation
+ * `decisions --id ID --explain --bundle FILE`, the deeper mode after the
+ * recorded trail (./explain-trail.ts): which rule decided, and on what,
+ * evaluated again. The logged input is evaluated again on an instrumented compilation
  * of the Rego sources inside the bundle that decided (its revision must be
  * the one the decision names), and the evaluation must reproduce the
  * logged result: otherwise (a masked input, another policy) the trail is
@@ -11,8 +12,9 @@
  * succeeded on the way, in the order they did, each with the input values
  * its reached expressions read.
  *
- * Nothing is recorded at decision time (decide() pays nothing): the trail
- * is computed when asked, from the log and the bundle.
+ * What it adds to the recorded trail: every rule body that succeeded on
+ * the way (not only those the deciding body read), the expressions reached,
+ * and a check that the logged input still gives the logged result.
  */
 import * as fs from "node:fs";
 import { type InstrumentedBundle, loadInstrumented, type Probe } from "@portcullis/rego-wasm";
