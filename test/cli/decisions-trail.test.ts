@@ -139,6 +139,11 @@ beforeAll(async () => {
   await get("export2", "/invoices/export", alice, 200);
   await get("rateLimited", "/invoices/export", alice, 429);
   for (const [name, input] of Object.entries(DIRECT)) ids[name] = h.pdp.decide(input).decisionId;
+  // A submitted name shaped like a token: the log's mask policy rewrites it (rego/system/log/mask.rego).
+  ids.maskedRead = h.pdp.decide({
+    ...DIRECT.fieldNotWritable,
+    fields: { submitted: ["displayName", `eyJhbGciOiJIUzI1NiJ9.${"eyJzdWIiOiIxIn0"}.c2lnbmF0dXJl`] },
+  }).decisionId;
   ids.noBundle = decide(null, { entrypoint: "portcullis/decision", log: h.log, logger: () => undefined }, MEMBER).decisionId;
   await h.log.flush();
 }, 180_000);
@@ -267,6 +272,12 @@ test("refusals made before the policy was asked, and the PDP's own deny, say tha
   const r = await explain(ids.noBundle);
   expect(r.out).toContain("recorded: deny - policy_unavailable");
   expect(r.out).toContain("the PDP denied on its own (policy_unavailable: no policy bundle is active): no rule decided");
+});
+
+test("an input value the log's mask rewrote is shown as logged, and flagged", async () => {
+  const r = await explain(ids.maskedRead);
+  expect(r.out).toContain("recorded: deny 403 field_not_writable");
+  expect(r.out).toContain('    reads input.fields.submitted = ["displayName","[REDACTED]"]  (masked in the log)');
 });
 
 test("without the bundle that decided at hand, the trail is still named, without source lines", async () => {
