@@ -7,7 +7,7 @@
 import type { Term } from "../ast";
 import { CompileError } from "../errors";
 import type { CheckedRule, Program, RuleNode } from "./program";
-import { isGround, termVars } from "./vars";
+import { isConstant, termVars } from "./vars";
 import { visitBody, visitTerm, type TermVisitor } from "../walk";
 
 export function checkRecursion(program: Program, errors: CompileError[]): void {
@@ -74,7 +74,7 @@ function addDeps(root: RuleNode, terms: Term[], out: Set<RuleNode>): void {
   const walk = (node: RuleNode, i: number): void => {
     if (i >= terms.length) return all(node);
     const t = terms[i]!;
-    if (isGround(t)) {
+    if (isConstant(t)) {
       const seg = t.type === "string" || t.type === "number" ? t.value : null;
       const child = seg === null ? undefined : node.children.get(seg);
       if (!child) return; // base data only

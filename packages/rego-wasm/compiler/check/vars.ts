@@ -49,8 +49,12 @@ function varsInto(out: Set<string>, closures: boolean): TermVisitor {
   };
 }
 
-/** A term with no vars at all: only scalars, arrays, sets and objects (refs, calls and closures count as non-ground). */
-export function isGround(t: Term): boolean {
+/**
+ * A constant: a scalar, or an array, set or object of constants (no var, ref,
+ * call or closure anywhere). Not OPA's IsGround (parse/cursor.ts isGround),
+ * which also takes a ref whose operands are ground.
+ */
+export function isConstant(t: Term): boolean {
   return !someTerm(t, (x) => !LITERAL_KINDS.has(x.type));
 }
 

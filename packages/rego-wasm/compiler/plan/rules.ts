@@ -15,7 +15,7 @@
  * frame, see exprs.ts).
  */
 import type { CheckedRule, RuleNode } from "../check";
-import { isGround } from "../check/vars";
+import { isConstant } from "../check/vars";
 import type { Ctx } from "./context";
 import { planBody } from "./exprs";
 import type { Local } from "./ir";
@@ -121,7 +121,7 @@ function planChain(ctx: Ctx, rule: CheckedRule, ret: Local, args: Local[], msg: 
     // A constant value cannot conflict with itself: stop at the first solution
     // (OPA's early exit).
     const depth = fb.depth;
-    const exit = isGround(r.value);
+    const exit = isConstant(r.value);
     fb.scoped(() =>
       unifyArgs(ctx, r, args, () =>
         planBody(ctx, r.body, () =>

@@ -6,7 +6,7 @@
  * bind vars the same way.
  */
 import type { Term } from "../ast";
-import { isGround } from "../check/vars";
+import { isConstant } from "../check/vars";
 import { someTerm } from "../walk";
 import { CompileError } from "../errors";
 import type { Ctx } from "./context";
@@ -20,7 +20,7 @@ export function planTerm(ctx: Ctx, t: Term, k: K): void {
   const fb = ctx.fb;
   // Constants cannot iterate: build them directly, so a large literal does
   // not nest one continuation per element.
-  if ((t.type === "array" || t.type === "set" || t.type === "object") && isGround(t)) return k(planConstant(ctx, t));
+  if ((t.type === "array" || t.type === "set" || t.type === "object") && isConstant(t)) return k(planConstant(ctx, t));
   switch (t.type) {
     case "null": {
       const l = fb.newLocal();
@@ -107,7 +107,7 @@ export function planTerm(ctx: Ctx, t: Term, k: K): void {
 }
 
 /**
- * A ground term's value, built without continuations. Elements go through
+ * A constant term's value, built without continuations. Elements go through
  * scratch locals reused per nesting level (two per level: key and value),
  * so a literal of any length needs only a few locals.
  */
@@ -268,8 +268,8 @@ export function planUnify(ctx: Ctx, a: Term, b: Term, k: () => void): void {
       k,
     );
   }
-  const groundKeys = (o: Term & { type: "object" }): boolean => o.items.every(([k]) => isGround(k));
-  if (a.type === "object" && b.type === "object" && groundKeys(a) && groundKeys(b) && (hasUnboundVars(ctx, a) || hasUnboundVars(ctx, b))) {
+  const constantKeys = (o: Term & { type: "object" }): boolean => o.items.every(([k]) => isConstant(k));
+  if (a.type === "object" && b.type === "object" && constantKeys(a) && constantKeys(b) && (hasUnboundVars(ctx, a) || hasUnboundVars(ctx, b))) {
     if (a.items.length !== b.items.length) return;
     const pairs: Array<[Term, Term]> = [];
     for (const [ka, va] of a.items) {
