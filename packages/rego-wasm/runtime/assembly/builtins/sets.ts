@@ -5,8 +5,11 @@
  */
 import { Value, SetV, compare, asSet, T_SET } from "../value";
 
-/** Sorted intersection of two sets. */
-function intersect(a: SetV, b: SetV): SetV {
+/**
+ * One sorted merge of two sets: the elements both hold, plus, for a union,
+ * those only one holds. Both inputs are sorted, so the output is too.
+ */
+function merge(a: SetV, b: SetV, union: bool): SetV {
   const x = a.items;
   const y = b.items;
   const out = new Array<Value>();
@@ -18,31 +21,27 @@ function intersect(a: SetV, b: SetV): SetV {
       out.push(unchecked(x[i]));
       i++;
       j++;
-    } else if (c < 0) i++;
-    else j++;
+    } else if (c < 0) {
+      if (union) out.push(unchecked(x[i]));
+      i++;
+    } else {
+      if (union) out.push(unchecked(y[j]));
+      j++;
+    }
+  }
+  if (union) {
+    while (i < x.length) out.push(unchecked(x[i++]));
+    while (j < y.length) out.push(unchecked(y[j++]));
   }
   return new SetV(out);
 }
 
-/** Sorted union of two sets. */
+function intersect(a: SetV, b: SetV): SetV {
+  return merge(a, b, false);
+}
+
 function unite(a: SetV, b: SetV): SetV {
-  const x = a.items;
-  const y = b.items;
-  const out = new Array<Value>();
-  let i = 0;
-  let j = 0;
-  while (i < x.length && j < y.length) {
-    const c = compare(unchecked(x[i]), unchecked(y[j]));
-    if (c == 0) {
-      out.push(unchecked(x[i]));
-      i++;
-      j++;
-    } else if (c < 0) out.push(unchecked(x[i++]));
-    else out.push(unchecked(y[j++]));
-  }
-  while (i < x.length) out.push(unchecked(x[i++]));
-  while (j < y.length) out.push(unchecked(y[j++]));
-  return new SetV(out);
+  return merge(a, b, true);
 }
 
 export function bi_and(a: Value | null, b: Value | null): Value | null {
