@@ -1,7 +1,7 @@
 /**
  * The trail every decision carries: which rule body decided, and the rule
  * bodies it depended on, read from the module after each evaluation (the
- * compiler's side: pdp/compiler/trail.ts).
+ * compiler's side: packages/rego-wasm/compiler/trail.ts).
  *
  *   const reader = TrailReader.of(wasm, exports, memory); // null: the module records no trail
  *   engine.evaluate(...); const trail = reader.read(entrypointId, "portcullis/decision");

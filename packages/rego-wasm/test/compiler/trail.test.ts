@@ -1,5 +1,5 @@
 /**
- * The decision trail (pdp/compiler/trail.ts): a compiled module lists the
+ * The decision trail (packages/rego-wasm/compiler/trail.ts): a compiled module lists the
  * rule bodies that succeeded in the last evaluation, each once, first
  * success first, and names them in its `portcullis.trail` section; the
  * results are those of a module without it, and a module compiled with

@@ -103,7 +103,7 @@ test("printPolicy shows functions, plans and nested blocks", () => {
   const text = printPolicy(p);
   expect(text).toContain("func 0 data.a.p (l0, l1) -> l2");
   expect(text).toContain("plan 0 a/p");
-  // The body succeeded for this element: its trail id (pdp/compiler/trail.ts), then the element.
+  // The body succeeded for this element: its trail id (packages/rego-wasm/compiler/trail.ts), then the element.
   expect(text).toMatch(/Scan l\d+ -> key l\d+, value l\d+\n\s+block\n\s+Trail body 0\n\s+SetAdd l2 \+= l\d+/);
 });
 
