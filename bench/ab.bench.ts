@@ -23,45 +23,11 @@ import * as path from "node:path";
 import { compile, writeBundle } from "@portcullis/rego-wasm";
 import type { decide as Decide } from "../pdp/decide";
 import type { Engine as EngineClass } from "../pdp/engine";
-import type { DecisionInput } from "../pdp/types";
+import { PEER_INPUTS, PEERS_REGO, READ_INVOICE_INPUT } from "./fixtures";
 import { describeCompetition, machineCpu } from "./machine";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PER_ROUND = 2000;
-
-/** The PDP bench's input: a member reading one invoice. */
-const INPUT: DecisionInput = {
-  actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] },
-  action: "read",
-  resource: { type: "invoice", id: "inv_1" },
-  route: { id: "invoices.get", method: "GET", version: "v2" },
-  fields: { submitted: [] },
-  params: ["q"],
-};
-
-/** The peers bench's rule and inputs (bench/peers.bench.ts). */
-const PEERS_REGO = `package peers
-
-default allow := false
-
-allow if {
-	input.action == "read"
-	input.resource.owner == input.actor.id
-}
-
-allow if {
-	input.action == "read"
-	input.resource.tenant == input.actor.tenant
-	"admin" in input.actor.roles
-}
-`;
-const INVOICE = { id: "inv_1", owner: "u_alice", tenant: "t_acme" };
-const PEERS_INPUTS = [
-  { actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] }, action: "read", resource: INVOICE },
-  { actor: { id: "u_admin", tenant: "t_acme", roles: ["admin"] }, action: "read", resource: INVOICE },
-  { actor: { id: "u_bob", tenant: "t_acme", roles: ["member"] }, action: "read", resource: INVOICE },
-  { actor: { id: "u_eve", tenant: "t_other", roles: ["admin"] }, action: "read", resource: INVOICE },
-];
 
 type Subjects = Record<"decide" | "peers", () => unknown>;
 
@@ -76,8 +42,8 @@ async function subjectsOf(dist: string, bundle: Uint8Array, peersBundle: Uint8Ar
   const deps = { entrypoint: "portcullis/decision", log: { record: () => undefined, flush: async () => undefined }, logger: () => undefined };
   let k = 0;
   return {
-    decide: () => decide(engine, deps, INPUT, {}),
-    peers: () => peers.evaluate("peers/allow", PEERS_INPUTS[k++ & 3]),
+    decide: () => decide(engine, deps, READ_INVOICE_INPUT, {}),
+    peers: () => peers.evaluate("peers/allow", PEER_INPUTS[k++ & 3]),
   };
 }
 

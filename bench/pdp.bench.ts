@@ -37,6 +37,7 @@ import { createPdp } from "../pdp";
 import { createDecisionLog } from "../pdp/log";
 import type { Decision, DecisionInput, DecisionLog, PolicyEvaluator } from "../pdp/types";
 import { describeCompetition, machineCpu } from "./machine";
+import { READ_INVOICE_INPUT } from "./fixtures";
 
 /** The repository root (this file runs from dist/bench/). */
 const ROOT = path.resolve(__dirname, "../..");
@@ -56,16 +57,6 @@ const YIELD_EVERY = 50;
  * first seconds; this measures it there.
  */
 const LOG_WARMUP = 40_000;
-
-/** A member reading one invoice: the common case on the request path. */
-const INPUT: DecisionInput = {
-  actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] },
-  action: "read",
-  resource: { type: "invoice", id: "inv_1" },
-  route: { id: "invoices.get", method: "GET", version: "v2" },
-  fields: { submitted: [] },
-  params: ["q"],
-};
 
 interface Grant {
   read: string;
@@ -246,7 +237,7 @@ async function timeDurable(
   const times: number[] = [];
   const write = async (timed: boolean) => {
     const t0 = process.hrtime.bigint();
-    pdp.decide(INPUT);
+    pdp.decide(READ_INVOICE_INPUT);
     await log.durable();
     if (timed) times.push(Number(process.hrtime.bigint() - t0) / 1000);
   };
@@ -284,12 +275,12 @@ async function main(): Promise<void> {
     let evaluate: PolicyEvaluator | null = null;
     const noop: DecisionLog = { record: (r) => void (evaluate ??= r.evaluate), async flush() {} };
     const bare = await createPdp({ bundle: { file }, log: noop, logger: quiet });
-    const sample = bare.decide(INPUT);
+    const sample = bare.decide(READ_INVOICE_INPUT);
     if (bare.status().active === null) throw new Error(`the bundle built from rego/ does not load: ${JSON.stringify(bare.status().lastError)}`);
-    console.log(`bundle from rego/: entrypoints ${entrypoints.join(", ")}; input ${JSON.stringify(INPUT).length} bytes`);
+    console.log(`bundle from rego/: entrypoints ${entrypoints.join(", ")}; input ${JSON.stringify(READ_INVOICE_INPUT).length} bytes`);
     console.log(`decision: ${JSON.stringify({ allow: sample.allow, status: sample.status, reason: sample.reason, scope: sample.scope })}`);
     const { decisionId: _id, revision: _rev, ...policyDecision } = sample;
-    const baseline = handwritten(INPUT, routes, fields);
+    const baseline = handwritten(READ_INVOICE_INPUT, routes, fields);
     if (JSON.stringify(baseline) !== JSON.stringify(policyDecision)) {
       console.log(`note: the hand-written baseline ${JSON.stringify(baseline)} no longer matches the policy: rego/ changed since this bench was written`);
     }
@@ -300,7 +291,7 @@ async function main(): Promise<void> {
       labels: { id: sample.decisionId, version: "0.1.0" },
       timestamp: new Date().toISOString(),
       path: "portcullis/decision",
-      input: INPUT,
+      input: READ_INVOICE_INPUT,
       result: policyDecision,
       bundles: { portcullis: { revision: "bench" } },
     };
@@ -313,7 +304,7 @@ async function main(): Promise<void> {
     // One request's worst case: as many body field names as the API's body limit admits, all sent to the policy.
     const names = manyFieldNames(DEFAULT_BODY_LIMIT_BYTES);
     const bigInput: DecisionInput = {
-      ...INPUT,
+      ...READ_INVOICE_INPUT,
       action: "update",
       resource: { type: "user", id: "u_alice" },
       route: { id: "users.me.update", method: "PATCH", version: "v2" },
@@ -330,11 +321,11 @@ async function main(): Promise<void> {
     const untracedLog = createDecisionLog({ db: path.join(dir, "untraced.db"), onError: quiet });
     const loggedUntraced = await createPdp({ bundle: { file: untracedFile }, log: untracedLog, logger: quiet });
     const [hand, plain, withLog, plainUntraced, withLogUntraced] = await measure(
-      { fn: () => handwritten(INPUT, routes, fields) },
-      { fn: () => bare.decide(INPUT) },
-      { fn: () => logged.decide(INPUT), between: () => log.flush(), warmup: LOG_WARMUP },
-      { fn: () => bareUntraced.decide(INPUT) },
-      { fn: () => loggedUntraced.decide(INPUT), between: () => untracedLog.flush(), warmup: LOG_WARMUP },
+      { fn: () => handwritten(READ_INVOICE_INPUT, routes, fields) },
+      { fn: () => bare.decide(READ_INVOICE_INPUT) },
+      { fn: () => logged.decide(READ_INVOICE_INPUT), between: () => log.flush(), warmup: LOG_WARMUP },
+      { fn: () => bareUntraced.decide(READ_INVOICE_INPUT) },
+      { fn: () => loggedUntraced.decide(READ_INVOICE_INPUT), between: () => untracedLog.flush(), warmup: LOG_WARMUP },
     );
     await bare.close();
     await logged.close();

@@ -36,54 +36,13 @@ import * as cedar from "@cedar-policy/cedar-wasm/nodejs";
 import { newEnforcer, newModelFromString, StringAdapter } from "casbin";
 import { compile, writeBundle } from "@portcullis/rego-wasm";
 import { Engine } from "../pdp/engine";
+import { PEER_EXPECTED, PEER_INPUTS, PEERS_REGO, type PeerInput } from "./fixtures";
 import { describeCompetition, machineCpu } from "./machine";
 
 const ROUNDS = 21;
 const PER_ROUND = 4000;
 /** Calls in a batch timed as one (per-call mean without the timer's own cost). */
 const BATCH = 4000;
-
-interface Actor {
-  id: string;
-  tenant: string;
-  roles: string[];
-}
-interface Invoice {
-  id: string;
-  owner: string;
-  tenant: string;
-}
-interface Input {
-  actor: Actor;
-  action: string;
-  resource: Invoice;
-}
-
-const INVOICE: Invoice = { id: "inv_1", owner: "u_alice", tenant: "t_acme" };
-/** Owner (allow), tenant admin (allow), same-tenant member (deny), other tenant's admin (deny). */
-const INPUTS: Input[] = [
-  { actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] }, action: "read", resource: INVOICE },
-  { actor: { id: "u_admin", tenant: "t_acme", roles: ["admin"] }, action: "read", resource: INVOICE },
-  { actor: { id: "u_bob", tenant: "t_acme", roles: ["member"] }, action: "read", resource: INVOICE },
-  { actor: { id: "u_eve", tenant: "t_other", roles: ["admin"] }, action: "read", resource: INVOICE },
-];
-const EXPECTED = [true, true, false, false];
-
-const REGO = `package peers
-
-default allow := false
-
-allow if {
-	input.action == "read"
-	input.resource.owner == input.actor.id
-}
-
-allow if {
-	input.action == "read"
-	input.resource.tenant == input.actor.tenant
-	"admin" in input.actor.roles
-}
-`;
 
 /** casbin's ABAC form: the rule lives in the matcher; the one policy line only names the action. */
 const CASBIN_MODEL = `
@@ -105,9 +64,9 @@ permit(principal, action == Action::"read", resource) when { resource.owner == p
 permit(principal, action == Action::"read", resource) when { resource.tenant == principal.tenant && principal.roles.contains("admin") };
 `;
 
-type Decider = (input: Input) => boolean;
+type Decider = (input: PeerInput) => boolean;
 
-function handwritten(input: Input): boolean {
+function handwritten(input: PeerInput): boolean {
   const { actor, action, resource } = input;
   return action === "read" && (resource.owner === actor.id || (resource.tenant === actor.tenant && actor.roles.includes("admin")));
 }
@@ -145,7 +104,7 @@ function cedarDecider(): Decider {
 }
 
 async function portcullisDeciders(): Promise<{ engine: Decider; sdk: Decider }> {
-  const { wasm } = compile([{ file: "peers.rego", source: REGO }], { entrypoints: ["peers/allow"] });
+  const { wasm } = compile([{ file: "peers.rego", source: PEERS_REGO }], { entrypoints: ["peers/allow"] });
   const manifest = { revision: "peers", roots: [""], rego_version: 1, wasm: [{ entrypoint: "peers/allow", module: "/policy.wasm" }] };
   const engine = await Engine.load(writeBundle({ wasm, data: {}, manifest, sources: [] }), "peers bench");
   const policy = await loadPolicy(wasm);
@@ -171,13 +130,13 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 /** Subjects in alternating rounds: round r of each, then round r+1 of each. */
 function measure(subjects: Decider[]): Figures[] {
   let sink = 0; // results folded in, so no call is dead code to the JIT
-  for (const fn of subjects) for (let i = 0; i < 4 * PER_ROUND; i++) sink += fn(INPUTS[i & 3]) ? 1 : 0;
+  for (const fn of subjects) for (let i = 0; i < 4 * PER_ROUND; i++) sink += fn(PEER_INPUTS[i & 3]) ? 1 : 0;
   const state = subjects.map(() => ({ p50s: [] as number[], p99s: [] as number[], means: [] as number[] }));
   const samples = new Float64Array(PER_ROUND);
   for (let r = 0; r < ROUNDS; r++) {
     for (const [k, fn] of subjects.entries()) {
       for (let i = 0; i < PER_ROUND; i++) {
-        const input = INPUTS[i & 3];
+        const input = PEER_INPUTS[i & 3];
         const t0 = process.hrtime.bigint();
         sink += fn(input) ? 1 : 0;
         samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
@@ -186,7 +145,7 @@ function measure(subjects: Decider[]): Figures[] {
       state[k].p50s.push(sorted[Math.floor(PER_ROUND * 0.5)]);
       state[k].p99s.push(sorted[Math.floor(PER_ROUND * 0.99)]);
       const t0 = process.hrtime.bigint();
-      for (let i = 0; i < BATCH; i++) sink += fn(INPUTS[i & 3]) ? 1 : 0;
+      for (let i = 0; i < BATCH; i++) sink += fn(PEER_INPUTS[i & 3]) ? 1 : 0;
       state[k].means.push(Number(process.hrtime.bigint() - t0) / 1000 / BATCH);
     }
   }
@@ -206,11 +165,11 @@ async function main(): Promise<void> {
     ["Portcullis via opa-wasm evaluate()", sdk],
   ];
   for (const [name, fn] of subjects) {
-    const answers = INPUTS.map(fn);
-    if (answers.some((a, i) => a !== EXPECTED[i]))
-      throw new Error(`${name} answers ${JSON.stringify(answers)}, expected ${JSON.stringify(EXPECTED)}: the rule differs`);
+    const answers = PEER_INPUTS.map(fn);
+    if (answers.some((a, i) => a !== PEER_EXPECTED[i]))
+      throw new Error(`${name} answers ${JSON.stringify(answers)}, expected ${JSON.stringify(PEER_EXPECTED)}: the rule differs`);
   }
-  console.log(`rule: read if owner, or admin of the invoice's tenant; ${subjects.length} subjects agree on ${INPUTS.length} inputs (2 allow, 2 deny)`);
+  console.log(`rule: read if owner, or admin of the invoice's tenant; ${subjects.length} subjects agree on ${PEER_INPUTS.length} inputs (2 allow, 2 deny)`);
 
   const machineBefore = machineCpu();
   const ownBefore = process.cpuUsage();
