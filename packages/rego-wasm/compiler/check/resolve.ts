@@ -17,7 +17,6 @@ import { accepts, describeType, literalKind, type DeclaredType } from "../builti
 import { CompileError } from "../errors";
 import type { CheckedWith, Program, RuleNode } from "./program";
 import { findNode } from "./program";
-import { termVars } from "./vars";
 
 /** Builtins handled by the compiler itself rather than the catalogue. */
 const SPECIAL_CALLS = new Set(["print"]);
@@ -327,6 +326,6 @@ function functionValue(env: ResolveEnv, v: Term, scope: Scope): CheckedWith["moc
     return node && node.kind === "function" ? { kind: "function", path } : null;
   }
   const name = dottedName(resolved);
-  if (name !== null && env.program.builtins.lookup(name) && !termVars(v, new Set()).has("data")) return { kind: "builtin", name };
+  if (name !== null && env.program.builtins.lookup(name)) return { kind: "builtin", name };
   return null;
 }
