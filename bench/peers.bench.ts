@@ -12,8 +12,9 @@
  *   Cedar 4 (wasm)    @cedar-policy/cedar-wasm, policy set pre-parsed once,
  *                     `statefulIsAuthorized` with the two entities per call
  *   Portcullis        Rego compiled by our compiler, through our Engine
- *                     (what decide() calls), and the same module through
- *                     @open-policy-agent/opa-wasm's `evaluate()`
+ *                     (what decide() calls; without a decision log's texts
+ *                     it takes the binary input path), and the same module
+ *                     through @open-policy-agent/opa-wasm's `evaluate()`
  *
  * Every subject answers the same four inputs in turn (owner, tenant admin,
  * a member of the tenant who does not own it, an admin of another tenant);

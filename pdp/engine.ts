@@ -13,11 +13,16 @@
  * from the data heap top (the SDK's layout), so an aborted evaluation leaves
  * nothing behind for the next one. On ABI 1.2 modules (ours) Engine calls
  * opa_eval itself (DirectEval, below): the SDK's fast path without its
- * per-call encoder, decoder and copies.
+ * per-call encoder, decoder and copies. On modules with the
+ * `portcullis_eval` export (our compiler's), an evaluation whose caller
+ * does not ask for the input's JSON text writes the input in the binary
+ * input encoding instead (@portcullis/rego-wasm BinaryInputWriter: no
+ * JSON.stringify, no text parse in Wasm; the same value), and a boolean or
+ * empty result comes back as a code, not a dump.
  */
 import { createHash } from "node:crypto";
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import { EvaluationClock, loadSizedPolicy, MemoryLimitError, readBundle } from "@portcullis/rego-wasm";
+import { BINARY_EVAL_EXPORT, BinaryInputWriter, EvaluationClock, loadSizedPolicy, MemoryLimitError, readBundle, RESULT_CODE } from "@portcullis/rego-wasm";
 import { messageOf, PdpError } from "./errors";
 import { TrailReader, type RecordedTrail } from "./trail";
 import type { BundleRef, PolicyEvaluator } from "./types";
@@ -264,6 +269,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 type OpaEval = (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
+/** The module's portcullis_eval (packages/rego-wasm binary-input): opa_eval for binary input, answering a RESULT_CODE or a dump's address. */
+type BinaryEval = (entrypoint: number, data: number, input: number, inputLen: number, heap: number) => number;
 type Fn = (...args: number[]) => number;
 /** The ABI's context path (ABI 1.0+), used to evaluate several entrypoints on one parsed input. */
 const CONTEXT_EXPORTS = [
@@ -285,7 +292,7 @@ interface PolicyInternals {
   mem: WebAssembly.Memory;
   dataAddr: number;
   dataHeapPtr: number;
-  wasmInstance: { exports: { opa_eval: OpaEval } & Partial<Record<(typeof CONTEXT_EXPORTS)[number], Fn>> };
+  wasmInstance: { exports: { opa_eval: OpaEval } & Partial<Record<(typeof CONTEXT_EXPORTS)[number], Fn>> & { [BINARY_EVAL_EXPORT]?: BinaryEval } };
 }
 
 /**
@@ -300,9 +307,14 @@ class DirectEval {
   /** Whether the module exports the context path: a property of the module, checked once. */
   private readonly hasContextPath: boolean;
 
+  /** The module's binary-input evaluation and the writer for it; null for modules built without it (older compilers, OPA's). */
+  private readonly binary: { evaluate: BinaryEval; writer: BinaryInputWriter } | null;
+
   private constructor(private readonly p: PolicyInternals) {
     const e = p.wasmInstance.exports;
     this.hasContextPath = CONTEXT_EXPORTS.every((name) => typeof e[name] === "function");
+    const binaryEval = e[BINARY_EVAL_EXPORT];
+    this.binary = typeof binaryEval === "function" ? { evaluate: binaryEval, writer: new BinaryInputWriter(p.mem) } : null;
   }
 
   /** Null when the module or the SDK does not look as expected: the caller then uses the SDK's evaluate. */
@@ -335,6 +347,12 @@ class DirectEval {
   evaluate(entrypoint: number, input: unknown, texts?: RawTexts): unknown {
     if (input instanceof ArrayBuffer && this.hasContextPath) return this.evaluateParsed(entrypoint, input);
     this.parsed = null;
+    // Binary input when no one needs the input's JSON text (the decision log does: it gets the JSON path).
+    if (this.binary && texts === undefined && input !== undefined && !(input instanceof ArrayBuffer)) {
+      const at = (this.p.dataHeapPtr + 3) & ~3;
+      const length = this.binary.writer.write(input, at);
+      if (length >= 0) return this.resultOfCode(this.binary.evaluate(entrypoint, this.p.dataAddr, at, length, at + length));
+    }
     const at = this.p.dataHeapPtr;
     let length = 0;
     if (input instanceof ArrayBuffer) {
@@ -410,6 +428,19 @@ class DirectEval {
     const text = bytes.toString("utf8", start, end);
     if (texts) texts.resultSet = text;
     return this.results.parse(text);
+  }
+
+  /** What portcullis_eval answered: a boolean rule's result set without any text, else the dumped one. */
+  private resultOfCode(code: number): unknown {
+    switch (code) {
+      case RESULT_CODE.true:
+        return KNOWN_RESULT_SETS[0].value;
+      case RESULT_CODE.false:
+        return KNOWN_RESULT_SETS[1].value;
+      case RESULT_CODE.empty:
+        return KNOWN_RESULT_SETS[2].value;
+    }
+    return this.readResultSet(code);
   }
 
   /** The values of the result sets this module dumped lately, by their text. */

@@ -1,4 +1,5 @@
 /** Engine: one bundle through @open-policy-agent/opa-wasm — data, entrypoints, falsy inputs, the host clock, aborts. */
+import { BinaryInputWriter } from "@portcullis/rego-wasm";
 import { Engine, ParsedTexts, type EvaluationTexts } from "../../pdp/engine";
 import { PdpError } from "../../pdp/errors";
 import { bundleOf } from "./fixtures";
@@ -76,6 +77,36 @@ describe("Engine", () => {
     const big = { names: Array.from({ length: 40_000 }, (_, i) => `name-${i}-é`) }; // ~700 KB of JSON: memory grows
     expect(e.evaluate("t/echo", big)).toEqual(big);
     expect(e.evaluate("t/echo", { after: "growth" })).toEqual({ after: "growth" });
+  });
+
+  test("without texts asked for, input goes in the binary encoding and means what its JSON means; what it leaves out takes the JSON path", async () => {
+    const e = await engine();
+    const write = jest.spyOn(BinaryInputWriter.prototype, "write");
+    try {
+      for (const input of [{ s: "Zoë 😀 \ud800!", n: [0, -0, 1.5, 2 ** 53, NaN], u: undefined }, ["a", null], "x", 7, true]) {
+        write.mockClear();
+        const binary = e.evaluate("t/echo", input);
+        expect(write).toHaveBeenCalledTimes(1);
+        expect(write.mock.results[0]?.value).toBeGreaterThan(0);
+        expect(binary).toEqual(e.evaluate("t/echo", input, {})); // texts asked for: the JSON path
+      }
+      // A Date (toJSON) and a class instance: the writer declines, JSON.stringify's meaning holds.
+      write.mockClear();
+      expect(e.evaluate("t/echo", { at: new Date(0) })).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+      expect(
+        e.evaluate(
+          "t/echo",
+          new (class {
+            user = "bob";
+          })(),
+        ),
+      ).toEqual({ user: "bob" });
+      expect(write.mock.results.map((r) => r.value)).toEqual([-1, -1]);
+      expect(e.evaluate("t/conflict", { boom: false })).toBeUndefined();
+      expect(() => e.evaluate("t/conflict", { boom: true })).toThrow(expect.objectContaining({ code: "policy_error" }));
+    } finally {
+      write.mockRestore();
+    }
   });
 
   test("an undefined rule is undefined, not an error", async () => {

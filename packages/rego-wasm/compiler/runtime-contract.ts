@@ -91,6 +91,16 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_eval_begin: { params: ["i32"], result: null, doc: "start an evaluation: heap top = arg (if non-zero), memo cleared" },
   rt_parse_input: { params: ["i32", "i32"], result: "i32", doc: "parse input text (ptr, len) as a Rego value; 0 when len is 0; aborts on bad input" },
   rt_dump: { params: ["i32", "i32"], result: "i32", doc: "serialise value: fmt 0 JSON, 1 Rego literal; NUL-terminated UTF-8 address" },
+  rt_input_decode: {
+    params: ["i32", "i32"],
+    result: "i32",
+    doc: "decode input in the binary input encoding (ptr, len; compiler/binary-input.ts) as a value; aborts on malformed bytes",
+  },
+  rt_result_code: {
+    params: ["i32"],
+    result: "i32",
+    doc: "a result set as 0 ([]), 1 ([{result: false}]) or 2 ([{result: true}]), else the address of its NUL-terminated JSON dump",
+  },
   rt_ctx_input: { params: ["i32"], result: "i32", doc: "input of an eval context" },
   rt_ctx_data: { params: ["i32"], result: "i32", doc: "data of an eval context" },
   rt_ctx_entrypoint: { params: ["i32"], result: "i32", doc: "raw entrypoint id of an eval context" },

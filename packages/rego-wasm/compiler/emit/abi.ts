@@ -6,6 +6,10 @@
  * - `eval(ctx) -> 0`: the ABI 1.0 context path.
  * - `opa_eval(reserved, ep, data, input, len, heap, fmt) -> addr`: the 1.2
  *   fast path.
+ * - `portcullis_eval(ep, data, input, len, heap) -> code or addr`: the same
+ *   with the input in the binary input encoding (../binary-input.ts) and a
+ *   boolean or empty result set answered as a code (not OPA's ABI; its
+ *   hosts ignore it).
  * - `entrypoints()` / `builtins()`: objects mapping names to ids.
  *
  * Everything policy-independent (contexts, parsing, dumping) is the runtime's
@@ -78,6 +82,23 @@ export function emitOpaEval(dispatch: number, ctx: AbiContext): EmittedFunction 
   c.get(EP).get(INPUT).get(DATA).call(dispatch);
   c.get(FMT).call(ctx.rt("rt_dump"));
   return finish(7, 1, c);
+}
+
+/**
+ * `portcullis_eval(ep, data, input_addr, input_len, heap) -> code or addr`:
+ * opa_eval for input in the binary input encoding, answering with
+ * rt_result_code (0, 1, 2 for `[]`, false, true; else the JSON dump's address).
+ */
+export function emitBinaryEval(dispatch: number, ctx: AbiContext): EmittedFunction {
+  const c = new Code();
+  const [EP, DATA, INPUT_ADDR, INPUT_LEN, HEAP] = [0, 1, 2, 3, 4];
+  c.get(HEAP).call(ctx.rt("rt_eval_begin"));
+  if (ctx.trailReset !== undefined) c.call(ctx.trailReset);
+  c.get(EP);
+  c.get(INPUT_ADDR).get(INPUT_LEN).call(ctx.rt("rt_input_decode"));
+  c.get(DATA).call(dispatch);
+  c.call(ctx.rt("rt_result_code"));
+  return finish(5, 0, c);
 }
 
 /** `() -> object`: names[i] -> i, for `entrypoints()` and `builtins()`. */

@@ -22,7 +22,8 @@ import { BUILTINS } from "../builtins";
 import type { Func, Policy } from "../plan/ir";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { encodeTrailTable, TRAIL_EXPORT, TRAIL_SECTION, trailLayout, trailRegionSize } from "../trail";
-import { emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
+import { emitBinaryEval, emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
+import { BINARY_EVAL_EXPORT } from "../binary-input";
 import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
 import { DataLayout } from "./layout";
@@ -87,7 +88,7 @@ const ABI_EXPORTS = new Set([
 ]);
 
 /** The exports this linker writes; the runtime's own (if any) are replaced. */
-const POLICY_EXPORTS = ["eval", "opa_eval", "entrypoints", "builtins"];
+const POLICY_EXPORTS = ["eval", "opa_eval", "entrypoints", "builtins", BINARY_EVAL_EXPORT];
 
 /** IR carries no source positions; link errors name the rule in their text instead. */
 const LINK_LOC = { file: "policy.wasm", row: 0, col: 0 };
@@ -113,7 +114,7 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   const planNames = new Set(policy.plans.map((p) => p.name));
   if (planNames.size !== policy.plans.length) throw new Error("emit: two plans share an entrypoint name");
   const planIndex = policy.plans.map(() => next++);
-  const [dispatch, evalFn, opaEval, entrypoints, builtins] = [next++, next++, next++, next++, next++];
+  const [dispatch, evalFn, opaEval, entrypoints, builtins, binaryEval] = [next++, next++, next++, next++, next++, next++];
   const [trailReset, trailAddress] = trail ? [next++, next++] : [undefined, undefined];
   const start = next++;
 
@@ -154,6 +155,7 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
         abi,
       ),
     },
+    { name: BINARY_EVAL_EXPORT, fn: emitBinaryEval(dispatch, abi) },
   ];
   if (trail) emitted.push({ name: "trail_reset", fn: emitTrailReset(trail) }, { name: TRAIL_EXPORT, fn: emitTrailAddress(trail) });
   // Last: it builds every constant the functions above asked for.
@@ -165,7 +167,18 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   );
   addConstantGlobals(rt, constants.size, start);
   addData(rt, layout);
-  setExports(rt, { eval: evalFn, opa_eval: opaEval, entrypoints, builtins, ...(trailAddress === undefined ? {} : { [TRAIL_EXPORT]: trailAddress }) }, options);
+  setExports(
+    rt,
+    {
+      eval: evalFn,
+      opa_eval: opaEval,
+      entrypoints,
+      builtins,
+      [BINARY_EVAL_EXPORT]: binaryEval,
+      ...(trailAddress === undefined ? {} : { [TRAIL_EXPORT]: trailAddress }),
+    },
+    options,
+  );
   if (policy.trail) setCustom(rt.module, TRAIL_SECTION, encodeTrailTable(policy.trail));
   const first = rt.importedFuncs + rt.definedFuncs;
   addFunctionNames(

@@ -9,6 +9,7 @@
 export { __heap_start } from "./rt";
 export * from "./abi";
 export * from "./ctx";
+export { rt_input_decode, rt_result_code } from "./binary";
 export * from "./ops";
 export { rt_memo_get, rt_memo_insert, rt_memo_push, rt_memo_pop } from "./memo";
 export * from "./print";

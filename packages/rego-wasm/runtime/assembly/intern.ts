@@ -110,3 +110,36 @@ function grow(old: StaticArray<StrV | null> | null): StaticArray<StrV | null> {
   slots = table;
   return table;
 }
+
+/**
+ * The interned string equal to the UTF-16 units [ptr, ptr + 2 * len), or
+ * null (also when a unit is not ASCII: only ASCII constants are entered).
+ * The binary input encoding (binary.ts) carries strings as UTF-16.
+ */
+export function internedUtf16(ptr: usize, len: i32): StrV | null {
+  const table = slots;
+  if (table === null || len > MAX_INTERNED_LENGTH) return null;
+  let h: u32 = 2166136261;
+  for (let i = 0; i < len; i++) {
+    const c = <u32>load<u16>(ptr + (<usize>i << 1));
+    if (c >= 0x80) return null;
+    h = hashStep(h, c);
+  }
+  const mask = table.length - 1;
+  let i = <i32>h & mask;
+  while (true) {
+    const v = unchecked(table[i]);
+    if (v === null) return null;
+    const s = v.value;
+    if (s.length == len && sameUnits(changetype<usize>(s), ptr, len)) return v;
+    i = (i + 1) & mask;
+  }
+  return null;
+}
+
+function sameUnits(a: usize, b: usize, len: i32): bool {
+  for (let i = 0; i < len; i++) {
+    if (load<u16>(a + (<usize>i << 1)) != load<u16>(b + (<usize>i << 1))) return false;
+  }
+  return true;
+}

@@ -21,7 +21,7 @@ import { internedAscii } from "./intern";
 export { toJson, toRegoText, dumpJson, dumpRegoText } from "./write";
 
 /** Deeper nesting is rejected rather than risking a Wasm stack overflow. */
-const MAX_DEPTH: i32 = 2000;
+export const MAX_DEPTH: i32 = 2000;
 
 /** Parses JSON text; null when it is not exactly one valid JSON value. */
 export function parseJson(s: string): Value | null {

@@ -1,0 +1,203 @@
+/**
+ * The binary input encoding, host side: a JS value written straight into a
+ * policy module's memory as the items runtime/assembly/binary.ts reads
+ * (layout there), for the module's `portcullis_eval` export.
+ *
+ * Why: on a small policy, JSON.stringify of the input, copying its text
+ * into Wasm memory and parsing it there were most of an evaluation. Here
+ * the host walks its objects once and writes lengths and UTF-16 units the
+ * module copies as they are: no text, no scanning, no escapes, no number
+ * parsing for integers.
+ *
+ * The value the module reads must be exactly the one the JSON path gives
+ * (JSON.stringify, then the module's JSON parser): a different input could
+ * turn a deny into an allow. So this writer follows JSON.stringify's own
+ * steps where they are simple (own enumerable string keys in order,
+ * `undefined`/function/symbol members dropped, `null` for those in arrays
+ * and for non-finite numbers) and gives up, answering -1, wherever they are
+ * not: an object with a toJSON method (Date...), any object whose prototype
+ * is not Object.prototype or null (class instances, boxed primitives, Map),
+ * arrays with another prototype, BigInt, a top-level undefined, nesting
+ * past the parser's limit (cycles end there too), a getter that throws.
+ * The caller then uses the JSON path, which gives those inputs their
+ * JSON.stringify meaning (or its error). A getter may therefore run twice;
+ * decision inputs are plain data.
+ */
+
+/** The module export `(entrypoint, data, input_addr, input_len, heap) -> code or address` (emit/abi.ts emitBinaryEval). */
+export const BINARY_EVAL_EXPORT = "portcullis_eval";
+
+/** What `portcullis_eval` answers for the result sets of a boolean rule; any larger number is the address of the result set's JSON dump. */
+export const RESULT_CODE = { empty: 0, false: 1, true: 2 } as const;
+
+const TAG_NULL = 0;
+const TAG_FALSE = 1;
+const TAG_TRUE = 2;
+const TAG_INT = 3;
+const TAG_NUMBER = 4;
+const TAG_STRING = 5;
+const TAG_ARRAY = 6;
+const TAG_OBJECT = 7;
+
+/** The runtime's JSON parser rejects deeper nesting (json.ts MAX_DEPTH); past it the JSON path reports the error. */
+const MAX_DEPTH = 2000;
+/** Largest count a header holds (29 bits). */
+const MAX_COUNT = 0x1fffffff;
+/** Strings longer than this are written by Buffer#write (one native call) rather than unit by unit. */
+const SHORT_STRING = 32;
+
+/** Thrown inside the writer when the input needs the JSON path; never leaves it. */
+const GIVE_UP = new Error("binary input encoding: use JSON");
+
+export class BinaryInputWriter {
+  private u8 = new Uint8Array(0);
+  private u16 = new Uint16Array(0);
+  private u32 = new Uint32Array(0);
+  private i32 = new Int32Array(0);
+  private buf = Buffer.alloc(0);
+  private pos = 0;
+
+  constructor(private readonly memory: WebAssembly.Memory) {}
+
+  /**
+   * Writes `input` at address `at` (a multiple of 4); returns its length in
+   * bytes (a multiple of 4), or -1 when the input must go through JSON.
+   * May grow the memory (a view on its old buffer then has length 0).
+   */
+  write(input: unknown, at: number): number {
+    if ((at & 3) !== 0) throw new Error("binary input must start 4-byte aligned");
+    this.pos = at;
+    try {
+      if (!this.value(input, 0)) return -1; // a top-level undefined: JSON.stringify gives no text
+    } catch {
+      // GIVE_UP, or anything the input's own code threw (a getter, a proxy trap) or the stack:
+      // the JSON path meets the same input and reports what it does with it.
+      return -1;
+    }
+    return this.pos - at;
+  }
+
+  /** Makes room for `bytes` more at pos, growing the memory if needed. */
+  private room(bytes: number): void {
+    const end = this.pos + bytes;
+    if (end <= this.u8.length) return;
+    const have = this.memory.buffer.byteLength;
+    if (end > have) this.memory.grow(Math.ceil((end - have) / 65536));
+    const b = this.memory.buffer;
+    this.u8 = new Uint8Array(b);
+    this.u16 = new Uint16Array(b);
+    this.u32 = new Uint32Array(b);
+    this.i32 = new Int32Array(b);
+    this.buf = Buffer.from(b);
+  }
+
+  private header(n: number, tag: number): void {
+    this.u32[this.pos >> 2] = n * 8 + tag;
+    this.pos += 4;
+  }
+
+  /** Writes v; false (nothing written) for what JSON.stringify leaves out: undefined, functions, symbols. */
+  private value(v: unknown, depth: number): boolean {
+    switch (typeof v) {
+      case "string":
+        this.string(v);
+        return true;
+      case "number":
+        this.number(v);
+        return true;
+      case "boolean":
+        this.room(4);
+        this.header(0, v ? TAG_TRUE : TAG_FALSE);
+        return true;
+      case "object":
+        if (v === null) {
+          this.room(4);
+          this.header(0, TAG_NULL);
+          return true;
+        }
+        this.collection(v, depth);
+        return true;
+      case "undefined":
+      case "function":
+      case "symbol":
+        return false;
+      default:
+        throw GIVE_UP; // bigint: JSON.stringify throws, or calls BigInt.prototype.toJSON
+    }
+  }
+
+  private collection(v: object, depth: number): void {
+    if (depth >= MAX_DEPTH) throw GIVE_UP;
+    if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw GIVE_UP;
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto === Array.prototype && Array.isArray(v)) {
+      const n = v.length;
+      if (n > MAX_COUNT) throw GIVE_UP;
+      this.room(4);
+      this.header(n, TAG_ARRAY);
+      for (let i = 0; i < n; i++) {
+        if (!this.value(v[i], depth + 1)) {
+          this.room(4);
+          this.header(0, TAG_NULL); // as JSON.stringify writes undefined members of an array
+        }
+      }
+      return;
+    }
+    if (proto !== Object.prototype && proto !== null) throw GIVE_UP;
+    const keys = Object.keys(v);
+    if (keys.length > MAX_COUNT) throw GIVE_UP;
+    this.room(4);
+    const at = this.pos;
+    this.pos += 4;
+    let n = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const start = this.pos;
+      this.string(key);
+      if (this.value((v as Record<string, unknown>)[key], depth + 1)) n++;
+      else this.pos = start; // a member JSON.stringify leaves out
+    }
+    this.u32[at >> 2] = n * 8 + TAG_OBJECT;
+  }
+
+  private string(s: string): void {
+    const n = s.length;
+    const bytes = (2 * n + 3) & ~3;
+    this.room(4 + bytes);
+    this.header(n, TAG_STRING);
+    if (n > SHORT_STRING) {
+      // UTF-16LE units exactly as the string holds them (lone surrogates included: the module replaces those).
+      this.buf.write(s, this.pos, 2 * n, "utf16le");
+    } else {
+      const u16 = this.u16;
+      const p = this.pos >> 1;
+      for (let i = 0; i < n; i++) u16[p + i] = s.charCodeAt(i);
+    }
+    this.pos += bytes;
+  }
+
+  private number(v: number): void {
+    if ((v | 0) === v) {
+      // An i32 (-0 included: JSON.stringify writes it as 0, and v | 0 is 0).
+      this.room(8);
+      this.header(0, TAG_INT);
+      this.i32[this.pos >> 2] = v | 0;
+      this.pos += 4;
+      return;
+    }
+    if (!Number.isFinite(v)) {
+      this.room(4);
+      this.header(0, TAG_NULL); // JSON.stringify writes NaN and the infinities as null
+      return;
+    }
+    // The text JSON.stringify writes (Number::toString), parsed by the module's JSON number parser.
+    const text = String(v);
+    const n = text.length;
+    const bytes = (n + 3) & ~3;
+    this.room(4 + bytes);
+    this.header(n, TAG_NUMBER);
+    const u8 = this.u8;
+    for (let i = 0; i < n; i++) u8[this.pos + i] = text.charCodeAt(i);
+    this.pos += bytes;
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * The binary input encoding (compiler/binary-input.ts writes it,
+ * runtime/assembly/binary.ts reads it) against the JSON path it stands in
+ * for. Every input below goes both ways through one compiled module —
+ * JSON.stringify + opa_eval, and BinaryInputWriter + portcullis_eval — and
+ * the two result sets must be the same text: a value read differently could
+ * turn a deny into an allow. Then the inputs the writer must leave to the
+ * JSON path, and bytes the module must refuse rather than evaluate.
+ */
+import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
+import { compile } from "../../compiler";
+import { BinaryInputWriter, BINARY_EVAL_EXPORT, RESULT_CODE } from "../../compiler/binary-input";
+
+const REGO = `package t
+
+echo := input
+
+# Deny by default, and allow only when nothing denies: an input read short
+# (a missing user, a truncated name) would allow.
+allow if not deny
+
+deny if input.user != "admin"
+deny if input.tenant != "t_acme"
+
+# What a dump cannot show: the JSON writer prints a lone surrogate as U+FFFD
+# whether or not the value holds one.
+probe := {"len": count(input.user), "fffd": indexof(input.user, "\ufffd"), "parts": split(input.user, "\ufffd")}
+`;
+
+interface Internals {
+  mem: WebAssembly.Memory;
+  dataAddr: number;
+  dataHeapPtr: number;
+  wasmInstance: { exports: Record<string, (...args: number[]) => number> };
+}
+
+let policy: LoadedPolicy;
+let sdk: Internals;
+let writer: BinaryInputWriter;
+let ids: { echo: number; allow: number; probe: number };
+
+beforeAll(async () => {
+  const { wasm } = compile([{ file: "t.rego", source: REGO }], { entrypoints: ["t/echo", "t/allow", "t/probe"] });
+  policy = await loadPolicy(wasm);
+  policy.setData({});
+  sdk = policy as unknown as Internals;
+  writer = new BinaryInputWriter(sdk.mem);
+  const eps = policy.entrypoints as Record<string, number>;
+  ids = { echo: eps["t/echo"]!, allow: eps["t/allow"]!, probe: eps["t/probe"]! };
+}, 120_000);
+
+/** The NUL-terminated UTF-8 text at addr. */
+function cstring(addr: number): string {
+  const bytes = new Uint8Array(sdk.mem.buffer);
+  return Buffer.from(bytes.buffer).toString("utf8", addr, bytes.indexOf(0, addr));
+}
+
+/** The result set text of the JSON path: the SDK's own opa_eval call on JSON.stringify(input). */
+function viaJson(ep: number, input: unknown): string {
+  const text = JSON.stringify(input);
+  const bytes = Buffer.from(text, "utf8");
+  const at = sdk.dataHeapPtr;
+  const need = at + bytes.length - sdk.mem.buffer.byteLength;
+  if (need > 0) sdk.mem.grow(Math.ceil(need / 65536));
+  new Uint8Array(sdk.mem.buffer).set(bytes, at);
+  return cstring(sdk.wasmInstance.exports.opa_eval!(0, ep, sdk.dataAddr, at, bytes.length, at + bytes.length, 0));
+}
+
+const align4 = (n: number) => (n + 3) & ~3;
+
+/** The result set text of the binary path, or null when the writer leaves the input to JSON. */
+function viaBinary(ep: number, input: unknown): string | null {
+  const at = align4(sdk.dataHeapPtr);
+  const length = writer.write(input, at);
+  if (length < 0) return null;
+  return textOfCode(sdk.wasmInstance.exports[BINARY_EVAL_EXPORT]!(ep, sdk.dataAddr, at, length, at + length));
+}
+
+function textOfCode(code: number): string {
+  if (code === RESULT_CODE.empty) return "[]";
+  if (code === RESULT_CODE.false) return '[{"result":false}]';
+  if (code === RESULT_CODE.true) return '[{"result":true}]';
+  return cstring(code);
+}
+
+/** Both paths on every entrypoint: the same texts, and the binary path taken. */
+function expectSame(input: unknown): void {
+  for (const ep of [ids.echo, ids.allow, ids.probe]) {
+    const json = viaJson(ep, input);
+    expect(viaBinary(ep, input)).toBe(json);
+  }
+}
+
+const LONG = "x".repeat(40); // past the writer's unit-by-unit limit: written by Buffer#write
+
+describe("binary input: the same value as JSON", () => {
+  test("the decision shapes: allow and deny", () => {
+    const allowed = { user: "admin", tenant: "t_acme", roles: ["admin"] };
+    expectSame(allowed);
+    expect(viaBinary(ids.allow, allowed)).toBe('[{"result":true}]');
+    expectSame({ user: "bob", tenant: "t_acme" });
+    expect(viaBinary(ids.allow, { user: "bob", tenant: "t_acme" })).toBe("[]");
+  });
+
+  test.each([
+    ["NUL inside and at the end", "adm\u0000in"],
+    ["NUL after a policy constant", "admin\u0000"],
+    ["controls, quotes and backslashes", '\t\n\r\b\f"\\/\u001f\u007f'],
+    ["line and paragraph separators", "\u2028\u2029"],
+    ["non-ASCII", "Zoë, 日本, ﬁ"],
+    ["an astral pair", "😀"],
+    ["a lone high surrogate", "\ud800"],
+    ["a lone low surrogate", "\udc00"],
+    ["a reversed pair", "\udc00\ud800"],
+    ["a high surrogate at the end", "admin\ud83d"],
+    ["a lone surrogate next to a pair", "\ud800\ud83d\ude00\udfff"],
+    ["long, with lone surrogates and NUL", `${LONG}\ud800\u0000${LONG}\udc00😀`],
+    ["long non-ASCII", "é".repeat(100)],
+    ["empty", ""],
+    ["a constant's prefix", "admi"],
+  ])("strings: %s", (_, s) => {
+    expectSame({ user: s, tenant: "t_acme" });
+    expectSame({ [s]: s, user: "admin", tenant: "t_acme" });
+    expectSame(s);
+  });
+
+  test("the policy's own constants still compare by content (interning is only a shortcut)", () => {
+    for (const user of ["admin", "Admin", "admin ", "admın", "ad\u0000min"]) expectSame({ user, tenant: "t_acme" });
+  });
+
+  test.each([
+    0,
+    -0,
+    1,
+    -1,
+    42,
+    2 ** 31 - 1,
+    2 ** 31,
+    -(2 ** 31),
+    -(2 ** 31) - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53) - 2,
+    123456789012345680000,
+    1e15,
+    1234567890123456,
+    1e21,
+    1e-7,
+    0.1,
+    1 / 3,
+    -2.5,
+    5e-324,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    NaN,
+    Infinity,
+    -Infinity,
+  ])("numbers: %p", (n) => {
+    expectSame(n);
+    expectSame({ n, list: [n, -n] });
+  });
+
+  test("members JSON.stringify leaves out, or writes as null", () => {
+    const sym = Symbol("s");
+    expectSame({ a: undefined, f() {}, [sym]: 1, s: sym, user: "admin", tenant: "t_acme" });
+    expectSame([undefined, () => 1, sym, null, 1]);
+    expectSame(new Array(3)); // holes
+    const hidden = { user: "admin" };
+    Object.defineProperty(hidden, "tenant", { value: "t_acme", enumerable: false });
+    expectSame(hidden); // a non-enumerable tenant is not there: deny
+  });
+
+  test("keys: __proto__ as an own key, null-prototype objects, integer-like and empty keys", () => {
+    expectSame(JSON.parse('{"__proto__": {"user": "admin"}, "user": "bob", "tenant": "t_acme"}'));
+    expectSame(JSON.parse('{"__proto__": "x", "user": "admin", "tenant": "t_acme"}'));
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.user = "admin";
+    bare.tenant = "t_acme";
+    expectSame(bare);
+    expectSame({ 10: "a", 2: "b", a: 1, "": 2, "-1": 3, constructor: 4, toString: 5, valueOf: 6 });
+    expectSame({ b: 1, a: 2, ab: 3, "a\u0000": 4, é: 5, "😀": 6, "\uffff": 7 }); // order by UTF-8 bytes
+  });
+
+  test("getters are read as JSON.stringify reads them", () => {
+    expectSame({
+      get user() {
+        return "admin";
+      },
+      tenant: "t_acme",
+    });
+  });
+
+  test("nesting up to the parser's limit; the writer leaves deeper inputs to the JSON path, which refuses them", () => {
+    const nest = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { k: v };
+      return v;
+    };
+    expectSame(nest(1999));
+    expectSame(nest(2000));
+    expect(writer.write(nest(2001), align4(sdk.dataHeapPtr))).toBe(-1);
+    expect(() => viaJson(ids.echo, nest(2001))).toThrow(/invalid input/);
+  });
+
+  test("inputs larger than memory grow it, and the next input is read whole", () => {
+    const big = { names: Array.from({ length: 40_000 }, (_, i) => `name-${i}-é`), blob: "z".repeat(1 << 20) + "\ud800" };
+    const before = sdk.mem.buffer.byteLength;
+    expectSame(big);
+    expect(sdk.mem.buffer.byteLength).toBeGreaterThan(before);
+    expectSame({ user: "admin", tenant: "t_acme" });
+  });
+});
+
+describe("binary input: what the writer leaves to the JSON path", () => {
+  class Box {
+    user = "admin";
+  }
+  const cycle: Record<string, unknown> = { user: "admin" };
+  cycle.self = cycle;
+  test.each([
+    ["undefined", undefined],
+    ["a function", () => 1],
+    ["a BigInt", 1n],
+    ["a BigInt member", { n: 1n }],
+    ["a Date (toJSON)", { at: new Date(0) }],
+    ["an own toJSON", { user: "bob", toJSON: () => ({ user: "admin" }) }],
+    ["an inherited toJSON", Object.create({ toJSON: () => "x" }) as object],
+    ["a class instance", new Box()],
+    ["a Map", new Map([["user", "admin"]])],
+    ["a boxed string", new String("admin")],
+    ["an array subclass", new (class extends Array {})()],
+    ["a cycle", cycle],
+    [
+      "a getter that throws",
+      {
+        get user(): string {
+          throw new Error("no");
+        },
+      },
+    ],
+  ])("%s", (_, input) => {
+    expect(writer.write(input, align4(sdk.dataHeapPtr))).toBe(-1);
+  });
+});
+
+describe("binary input: bytes the module refuses", () => {
+  const at = () => align4(sdk.dataHeapPtr);
+  /** Evaluates raw u32 words as the input. */
+  const run = (words: number[], length = words.length * 4) => {
+    const base = at();
+    new Uint32Array(sdk.mem.buffer, base, words.length).set(words);
+    return sdk.wasmInstance.exports[BINARY_EVAL_EXPORT]!(ids.allow, sdk.dataAddr, base, length, base + align4(length));
+  };
+  const h = (n: number, tag: number) => n * 8 + tag;
+  const str = (s: string) => {
+    const units = [...s].map((c) => c.charCodeAt(0));
+    if (units.length % 2) units.push(0);
+    const words = [h(s.length, 5)];
+    for (let i = 0; i < units.length; i += 2) words.push(units[i]! | (units[i + 1]! << 16));
+    return words;
+  };
+
+  test("a well-formed input decides", () => {
+    expect(run([h(2, 7), ...str("user"), ...str("admin"), ...str("tenant"), ...str("t_acme")])).toBe(RESULT_CODE.true);
+  });
+
+  test.each([
+    ["a string longer than the bytes (truncated)", [h(2, 7), ...str("user"), h(10, 5), 0x00640061, ...str("tenant"), ...str("t_acme")]],
+    ["a count past the end", [h(3, 7), ...str("user"), ...str("admin"), ...str("tenant"), ...str("t_acme")]],
+    ["a huge count (no allocation for it)", [h(0x1fffffff, 6)]],
+    ["bytes left over", [h(0, 0), h(0, 0)]],
+    ["a key that is not a string", [h(1, 7), h(0, 3), 1, h(0, 0)]],
+    ["a scalar with a count", [h(1, 2)]],
+    ["an integer without its word", [h(0, 3)]],
+    ["number text that is not JSON", [h(2, 4), 0x00003130]], // "01"
+    ["number text with a sign", [h(2, 4), 0x0000312b]], // "+1"
+    ["empty number text", [h(0, 4)]],
+    ["nesting past the parser's limit", [...Array.from({ length: 2002 }, () => h(1, 6)), h(0, 0)]],
+  ])("%s", (_, words) => {
+    expect(() => run(words)).toThrow(/invalid input/);
+    // Nothing of it stays behind: the next input is read afresh.
+    expect(viaBinary(ids.allow, { user: "admin", tenant: "t_acme" })).toBe('[{"result":true}]');
+  });
+
+  test("a length that is not a multiple of 4, and an empty input", () => {
+    expect(() => run([h(0, 2)], 3)).toThrow(/invalid input/);
+    expect(() => run([], 0)).toThrow(/invalid input/);
+  });
+});
