@@ -181,6 +181,17 @@ describe("binary input: the same value as JSON", () => {
     expectSame({ b: 1, a: 2, ab: 3, "a\u0000": 4, é: 5, "😀": 6, "\uffff": 7 }); // order by UTF-8 bytes
   });
 
+  test("what Object.prototype enumerates (pollution) is not the input's, as JSON.stringify does not read it", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.user = "admin";
+    try {
+      expectSame({ tenant: "t_acme" });
+      expect(viaBinary(ids.echo, { tenant: "t_acme" })).toBe('[{"result":{"tenant":"t_acme"}}]');
+    } finally {
+      delete proto.user;
+    }
+  });
+
   test("getters are read as JSON.stringify reads them", () => {
     expectSame({
       get user() {
