@@ -15,11 +15,15 @@
  *   dump        opa_json_dump of the result set            (Wasm)
  *   decode      TextDecoder + JSON.parse of the result     (SDK, JS)
  *   evaluate()  the whole SDK call, for comparison with the sum
+ *   binary      what Engine does instead when the module has portcullis_eval:
+ *               BinaryInputWriter + portcullis_eval (decode, plan, a code
+ *               or a dump) + JSON.parse of a dump
  *
  * With `--baseline <dir>` (a checkout of an earlier revision with its
  * compiler and runtime built, e.g. from `git archive`), the same
  * policies compiled by that revision's compiler and runtime are timed too,
- * evaluate() against evaluate() in interleaved rounds, so both see the same
+ * evaluate() against evaluate() in interleaved rounds (and the binary path
+ * against the binary path when both revisions have it), so both see the same
  * machine load:
  *
  *   mkdir /tmp/base && git archive HEAD | tar -x -C /tmp/base && ln -s $PWD/node_modules /tmp/base/
@@ -38,8 +42,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
-import { compile, EvaluationClock, link, loadRuntimeWasm } from "@portcullis/rego-wasm";
+import { BINARY_EVAL_EXPORT, BinaryInputWriter, compile, EvaluationClock, link, loadRuntimeWasm } from "@portcullis/rego-wasm";
 import { collectPolicyInputs } from "../cli/files";
+import { PEER_INPUTS, PEERS_REGO } from "./fixtures";
 
 /** The repository root (this file runs from dist/bench/). */
 const ROOT = path.resolve(__dirname, "../..");
@@ -145,6 +150,29 @@ function directEvaluate(sdk: SdkInternals, input: unknown, entrypoint: number): 
   return JSON.parse(decoder.decode(mem.subarray(out, end)));
 }
 
+type Evaluate = (input: unknown, entrypoint: number) => unknown;
+
+/**
+ * Engine's binary input path on a loaded module (writer + portcullis_eval),
+ * with `Writer` from the revision that compiled it; undefined when the
+ * module has no portcullis_eval.
+ */
+function binaryEvaluator(policy: LoadedPolicy, Writer: typeof BinaryInputWriter): Evaluate | undefined {
+  const sdk = policy as unknown as SdkInternals;
+  const run = (sdk.wasmInstance.exports as unknown as Exports)[BINARY_EVAL_EXPORT];
+  if (typeof run !== "function") return undefined;
+  const writer = new Writer(sdk.mem);
+  const at = (sdk.dataHeapPtr + 3) & ~3;
+  return (input, entrypoint) => {
+    const length = writer.write(input, at);
+    if (length < 0) throw new Error("the binary writer declined the input");
+    const code = run(entrypoint, sdk.dataAddr, at, length, at + length);
+    if (code <= 2) return code; // [], false, true: no dump
+    const mem = new Uint8Array(sdk.mem.buffer);
+    return JSON.parse(decoder.decode(mem.subarray(code, mem.indexOf(0, code))));
+  };
+}
+
 interface Row {
   name: string;
   bytesIn: number;
@@ -199,6 +227,8 @@ function profile(name: string, policy: LoadedPolicy, entrypoint: number, input: 
   pieces["sum of pieces"] = Object.values(pieces).reduce((a, b) => a + b, 0);
   pieces["evaluate()"] = time(() => policy.evaluate(input, entrypoint));
   pieces["direct"] = time(() => directEvaluate(sdk, input, entrypoint));
+  const binary = binaryEvaluator(policy, BinaryInputWriter);
+  if (binary) pieces["binary"] = time(() => binary(input, entrypoint));
   return { name, bytesIn: bytes.length, bytesOut: resultText.length, pieces };
 }
 
@@ -231,8 +261,10 @@ async function main(): Promise<void> {
   const trivialSource = 'package t\n\nallow if input.actor.id == "u_alice"\n';
   const trivial = await load(link(compile([{ file: "t.rego", source: trivialSource }], { entrypoints: ["t/allow"] }).policy, runtime, keep), {}, clock);
 
+  const peers = await load(link(compile([{ file: "peers.rego", source: PEERS_REGO }], { entrypoints: ["peers/allow"] }).policy, runtime, keep), {}, clock);
+
   const baselineArg = process.argv.indexOf("--baseline");
-  let baseline: { real: LoadedPolicy; trivial: LoadedPolicy } | undefined;
+  let baseline: { real: LoadedPolicy; trivial: LoadedPolicy; peers: LoadedPolicy; Writer?: typeof BinaryInputWriter } | undefined;
   if (baselineArg >= 0) {
     // That revision's compiler and runtime, on today's rego/: in packages/rego-wasm since the toolchain became
     // a workspace package, in dist/pdp/compiler and build/ before (the revisions one compares against).
@@ -240,11 +272,16 @@ async function main(): Promise<void> {
     const pkg = path.join(dir, "packages/rego-wasm");
     const moved = fs.existsSync(path.join(pkg, "package.json"));
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS from a path known only at run time
-    const old = require(moved ? path.join(pkg, "dist") : path.join(dir, "dist/pdp/compiler")) as { compile: typeof compile };
+    const old = require(moved ? path.join(pkg, "dist") : path.join(dir, "dist/pdp/compiler")) as {
+      compile: typeof compile;
+      BinaryInputWriter?: typeof BinaryInputWriter;
+    };
     const oldRuntime = fs.readFileSync(path.join(moved ? pkg : dir, "build/runtime.wasm"));
     baseline = {
       real: await load(old.compile(sources, { entrypoints, runtimeWasm: oldRuntime }).wasm, data, clock),
       trivial: await load(old.compile([{ file: "t.rego", source: trivialSource }], { entrypoints: ["t/allow"], runtimeWasm: oldRuntime }).wasm, {}, clock),
+      peers: await load(old.compile([{ file: "peers.rego", source: PEERS_REGO }], { entrypoints: ["peers/allow"], runtimeWasm: oldRuntime }).wasm, {}, clock),
+      Writer: old.BinaryInputWriter,
     };
   }
 
@@ -255,6 +292,7 @@ async function main(): Promise<void> {
 
   const rows = [
     profile("trivial", trivial, 0, DECISION_INPUT),
+    profile("peers", peers, 0, PEER_INPUTS[0]),
     profile("decision", real, 0, DECISION_INPUT),
     profile("drop", real, 2, event),
     profile("mask", real, 1, event),
@@ -287,6 +325,32 @@ async function main(): Promise<void> {
       console.log(`${name.padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)`);
     }
     console.log(`${"decision+drop+mask".padEnd(16)}${sumBase.toFixed(2).padStart(8)} -> ${sumNow.toFixed(2).padStart(8)}  (${(sumBase / sumNow).toFixed(2)}x)`);
+
+    console.log(`\nbinary path µs (writer + portcullis_eval), baseline vs this tree, interleaved rounds:`);
+    const Writer = baseline.Writer;
+    const binaryCases: Array<[string, LoadedPolicy, LoadedPolicy, number, unknown[]]> = [
+      ["peers", baseline.peers, peers, 0, PEER_INPUTS],
+      ["trivial", baseline.trivial, trivial, 0, [DECISION_INPUT]],
+      ["decision", baseline.real, real, 0, [DECISION_INPUT]],
+    ];
+    for (const [name, before, after, ep, inputs] of binaryCases) {
+      const was = Writer && binaryEvaluator(before, Writer);
+      const is = binaryEvaluator(after, BinaryInputWriter);
+      if (!was || !is) {
+        console.log(`${name.padEnd(16)}(no portcullis_eval in ${was ? "this tree" : "the baseline"})`);
+        continue;
+      }
+      for (const input of inputs) {
+        const [x, y] = [JSON.stringify(was(input, ep)), JSON.stringify(is(input, ep))];
+        if (x !== y) console.log(`note: ${name} differs: baseline ${x}, this tree ${y}`);
+      }
+      let k = 0;
+      const [b, a] = timePair(
+        () => was(inputs[k++ % inputs.length], ep),
+        () => is(inputs[k++ % inputs.length], ep),
+      );
+      console.log(`${name.padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)`);
+    }
   }
 
   if (loopSeconds > 0) {
