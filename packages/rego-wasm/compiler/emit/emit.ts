@@ -200,6 +200,9 @@ class FunctionEmitter {
       case "MakeSet":
         c.call(this.rt("rt_set_new")).set(this.local(s.target));
         return;
+      case "MakeConstant":
+        this.constant({ kind: "value", value: s.value }, s.target);
+        return;
       case "ArrayAppend":
         this.args(s.array, s.value).call(this.rt("rt_array_append"));
         return;

@@ -26,6 +26,7 @@ export function localsRead(blocks: Block[]): Set<Local> {
       case "MakeArray":
       case "MakeObject":
       case "MakeSet":
+      case "MakeConstant":
       case "ResetLocal":
       case "MemoGet":
       case "MemoPush":

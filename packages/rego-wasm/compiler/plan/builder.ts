@@ -59,19 +59,6 @@ export class FuncBuilder {
     fn();
     this.maxLocals = Math.max(this.maxLocals, this.nlocals);
     this.nlocals = base;
-    while (this.scratchLocals.length > 0 && this.scratchLocals[this.scratchLocals.length - 1]![0]! >= base) this.scratchLocals.pop();
-  }
-
-  private readonly scratchLocals: Local[][] = [];
-
-  /**
-   * A scratch local for building constants: slot `i` (0 or 1) of nesting
-   * level `depth`, shared by every constant of the function. Only valid
-   * until the next constant at that level is built.
-   */
-  scratch(depth: number, i: 0 | 1): Local {
-    while (this.scratchLocals.length <= depth) this.scratchLocals.push([this.newLocal(), this.newLocal()]);
-    return this.scratchLocals[depth]![i]!;
   }
 
   emit(stmt: Stmt): void {

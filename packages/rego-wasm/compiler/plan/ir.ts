@@ -122,6 +122,24 @@ export interface MakeStringStmt {
   index: number;
   target: Local;
 }
+/**
+ * target = a composite constant (an array, set or object whose elements are
+ * all constants), built once per module instance by the start function
+ * (emit/constants.ts) and shared by every use. Never fails. Its local is
+ * never the target of a mutating statement (ArrayAppend, ObjectInsert,
+ * SetAdd): those only ever target MakeArray/MakeObject/MakeSet locals.
+ */
+export interface MakeConstantStmt {
+  type: "MakeConstant";
+  value: CompositeConstant;
+  target: Local;
+}
+/** An element of a composite constant: a scalar, a small integer, or a nested composite. */
+export type ConstantValue = ScalarConstant | { type: "int"; value: number } | CompositeConstant;
+/** Elements in source order: the start function inserts them as MakeArray/SetAdd/ObjectInsert would (a repeated key: the last wins). */
+export type CompositeConstant =
+  { type: "array"; items: ConstantValue[] } | { type: "set"; items: ConstantValue[] } | { type: "object"; items: Array<[ConstantValue, ConstantValue]> };
+
 export interface MakeArrayStmt {
   type: "MakeArray";
   capacity: number;
@@ -369,6 +387,7 @@ export type Stmt =
   | MakeArrayStmt
   | MakeObjectStmt
   | MakeSetStmt
+  | MakeConstantStmt
   | ArrayAppendStmt
   | ObjectInsertStmt
   | ObjectInsertOnceStmt

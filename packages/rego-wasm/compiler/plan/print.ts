@@ -3,7 +3,7 @@
  * dumps: one line per statement, nested blocks indented, locals as `lN`,
  * string constants inlined. Used by `portcullis rego plan` and by tests.
  */
-import type { Block, Policy, ScalarConstant, Stmt } from "./ir";
+import type { Block, ConstantValue, Policy, ScalarConstant, Stmt } from "./ir";
 
 export function printPolicy(policy: Policy): string {
   const out: string[] = [];
@@ -69,6 +69,21 @@ function scalar(k: ScalarConstant, s: (i: number) => string): string {
   }
 }
 
+function constantValue(v: ConstantValue, s: (i: number) => string): string {
+  switch (v.type) {
+    case "int":
+      return String(v.value);
+    case "array":
+      return `[${v.items.map((x) => constantValue(x, s)).join(", ")}]`;
+    case "set":
+      return v.items.length === 0 ? "set()" : `{${v.items.map((x) => constantValue(x, s)).join(", ")}}`;
+    case "object":
+      return `{${v.items.map(([k, x]) => `${constantValue(k, s)}: ${constantValue(x, s)}`).join(", ")}}`;
+    default:
+      return scalar(v, s);
+  }
+}
+
 function formatStmt(st: Stmt, l: (n: number) => string, s: (i: number) => string): string {
   switch (st.type) {
     case "MakeNull":
@@ -87,6 +102,8 @@ function formatStmt(st: Stmt, l: (n: number) => string, s: (i: number) => string
       return `${l(st.target)} = {}`;
     case "MakeSet":
       return `${l(st.target)} = set()`;
+    case "MakeConstant":
+      return `${l(st.target)} = constant ${constantValue(st.value, s)}`;
     case "ArrayAppend":
       return `ArrayAppend ${l(st.array)} += ${l(st.value)}`;
     case "ObjectInsert":

@@ -12,7 +12,7 @@ import { CompileError } from "../errors";
 import type { Ctx } from "./context";
 import { planDataRef } from "./data";
 import { planBody, planCallValue } from "./exprs";
-import type { Local, Stmt } from "./ir";
+import type { ConstantValue, Local, Stmt } from "./ir";
 
 type K = (v: Local) => void;
 
@@ -107,50 +107,36 @@ export function planTerm(ctx: Ctx, t: Term, k: K): void {
 }
 
 /**
- * A constant term's value, built without continuations. Elements go through
- * scratch locals reused per nesting level (two per level: key and value),
- * so a literal of any length needs only a few locals.
+ * A constant term's value. A composite (array, set, object of constants) is
+ * one MakeConstant: the module builds it once per instance (emit/constants.ts)
+ * instead of allocating and inserting element by element at every use.
  */
 function planConstant(ctx: Ctx, t: Term): Local {
   const target = ctx.fb.newLocal();
-  buildConstant(ctx, t, target, 0);
+  const value = constantValue(ctx, t);
+  if (value.type === "array" || value.type === "set" || value.type === "object") ctx.fb.emit({ type: "MakeConstant", value, target });
+  else throw new Error(`internal: ${t.type} term is not a composite constant`);
   return target;
 }
 
-function buildConstant(ctx: Ctx, t: Term, target: Local, depth: number): void {
-  const fb = ctx.fb;
-  const scratch = (i: 0 | 1): Local => fb.scratch(depth, i);
+function constantValue(ctx: Ctx, t: Term): ConstantValue {
   switch (t.type) {
     case "null":
-      return fb.emit({ type: "MakeNull", target });
+      return { type: "null" };
     case "boolean":
-      return fb.emit({ type: "MakeBoolean", value: t.value, target });
-    case "number":
-      return fb.emit(numberStmt(ctx, t.value, target));
+      return { type: "boolean", value: t.value };
+    case "number": {
+      const st = numberStmt(ctx, t.value, 0);
+      return st.type === "MakeNumberInt" ? { type: "int", value: st.value } : { type: "number", index: ctx.p.strings.get(t.value) };
+    }
     case "string":
-      return fb.emit({ type: "MakeString", index: ctx.p.strings.get(t.value), target });
+      return { type: "string", index: ctx.p.strings.get(t.value) };
     case "array":
-      fb.emit({ type: "MakeArray", capacity: t.items.length, target });
-      for (const x of t.items) {
-        buildConstant(ctx, x, scratch(0), depth + 1);
-        fb.emit({ type: "ArrayAppend", array: target, value: scratch(0) });
-      }
-      return;
+      return { type: "array", items: t.items.map((x) => constantValue(ctx, x)) };
     case "set":
-      fb.emit({ type: "MakeSet", target });
-      for (const x of t.items) {
-        buildConstant(ctx, x, scratch(0), depth + 1);
-        fb.emit({ type: "SetAdd", set: target, value: scratch(0) });
-      }
-      return;
+      return { type: "set", items: t.items.map((x) => constantValue(ctx, x)) };
     case "object":
-      fb.emit({ type: "MakeObject", target });
-      for (const [key, v] of t.items) {
-        buildConstant(ctx, key, scratch(0), depth + 1);
-        buildConstant(ctx, v, scratch(1), depth + 1);
-        fb.emit({ type: "ObjectInsert", object: target, key: scratch(0), value: scratch(1) });
-      }
-      return;
+      return { type: "object", items: t.items.map(([k, v]) => [constantValue(ctx, k), constantValue(ctx, v)]) };
     default:
       throw new Error(`internal: ${t.type} term is not a constant`);
   }

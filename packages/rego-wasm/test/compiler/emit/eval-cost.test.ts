@@ -89,6 +89,58 @@ out := {
   }
 });
 
+test("composite constants are shared across uses and evaluations and never changed by what reads them", async () => {
+  const policy = await load(
+    `package t
+
+base := {"b": [1, 2], "s": {"k", "j", "k"}, "a": {"x": 2}}
+
+roles := ["admin", "member"]
+
+# Every way a rule body may take a constant apart or build on it.
+out := {
+	"base": base,
+	"again": {"b": [1, 2], "a": {"x": 2}, "s": {"j", "k"}},
+	"union": object.union(base, {"a": {"y": 3}, "c": input.c}),
+	"concat": array.concat(roles, [input.c]),
+	"patched": json.patch(base, [{"op": "add", "path": "/b/-", "value": input.c}]),
+	"removed": object.remove(base, ["s"]),
+	"set": {r | some r in roles} | {input.c},
+	"sorted": sort(array.concat([input.c], roles)),
+	"under_with": under_with,
+	"empty": [[], {}, set()],
+	"extra": extra,
+}
+
+extra contains x if some x in roles
+
+extra contains input.c
+
+under_with := [b, e] if {
+	b := base with input.c as "w"
+	e := extra with input.c as "w"
+}
+`,
+    ["t/out"],
+  );
+  const base = { a: { x: 2 }, b: [1, 2], s: ["j", "k"] };
+  for (const c of ["zed", "admin", "0"]) {
+    expect(result(policy, { c }, "t/out")).toEqual({
+      base,
+      again: base,
+      union: { a: { x: 2, y: 3 }, b: [1, 2], c, s: ["j", "k"] },
+      concat: ["admin", "member", c],
+      patched: { ...base, b: [1, 2, c] },
+      removed: { a: { x: 2 }, b: [1, 2] },
+      set: [...new Set(["admin", "member", c])].sort(),
+      sorted: [c, "admin", "member"].sort(),
+      under_with: [base, ["admin", "member", "w"]],
+      empty: [[], {}, []],
+      extra: [...new Set(["admin", "member", c])].sort(),
+    });
+  }
+});
+
 test("contains and strings.count agree with a plain search at every offset and length", async () => {
   const policy = await load(
     `package t

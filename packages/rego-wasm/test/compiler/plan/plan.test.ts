@@ -118,11 +118,35 @@ test("early exit: `not` stops at its first solution; constant-valued rules stop 
   expect(stmts(q.funcs[0]!.blocks).some((s) => s.type === "Break")).toBe(false);
 });
 
-test("locals stay bounded: rule bodies reuse locals, constants use scratch locals", () => {
+test("locals stay bounded: rule bodies reuse locals, a constant literal is one statement", () => {
   const rules = Array.from({ length: 500 }, (_, i) => `p if { x := input.xs[_]; x.id == ${i}; y := [x.a, x.b] }`);
   const many = policyOf([`package a\n${rules.join("\n")}`], [{ name: "a/p" }]);
   expect(many.funcs[0]!.locals).toBeLessThan(40);
   const big = JSON.stringify(Array.from({ length: 5000 }, (_, i) => ({ id: i })));
   const lit = policyOf([`package a\np := ${big}`], [{ name: "a/p" }]);
   expect(lit.funcs[0]!.locals).toBeLessThan(20);
+});
+
+test("a literal whose elements are all constants is one MakeConstant; one with a var or a ref is built in the body", () => {
+  const p = policyOf(
+    ['package a\nk := {"status": 403, "reasons": ["x", 1.5e3], "tags": {"a", "b"}, "none": {}}\nv := {"status": input.s, "list": [1, 2]}'],
+    [{ name: "a/k" }, { name: "a/v" }],
+  );
+  const [k, v] = [p.funcs.find((f) => f.name === "data.a.k")!, p.funcs.find((f) => f.name === "data.a.v")!];
+  const made = (f: typeof k) => stmts(f.blocks).filter((x) => x.type.startsWith("Make") && x.type !== "MakeString" && x.type !== "MakeNumberInt");
+  expect(made(k).map((x) => x.type)).toEqual(["MakeConstant"]);
+  expect(made(k)[0]).toMatchObject({
+    value: {
+      type: "object",
+      items: [
+        [{ type: "string" }, { type: "int", value: 403 }],
+        [{ type: "string" }, { type: "array", items: [{ type: "string" }, { type: "number" }] }],
+        [{ type: "string" }, { type: "set", items: [{ type: "string" }, { type: "string" }] }],
+        [{ type: "string" }, { type: "object", items: [] }],
+      ],
+    },
+  });
+  // The object with input.s is built in the body; its constant [1, 2] is a MakeConstant of its own.
+  expect(made(v).map((x) => x.type)).toEqual(["MakeConstant", "MakeObject"]);
+  expect(printPolicy(p)).toContain('= constant {"status": 403, "reasons": ["x", number "1.5e3"], "tags": {"a", "b"}, "none": {}}');
 });
