@@ -168,18 +168,18 @@ class FunctionEmitter {
     return this.ctx.rt(name);
   }
 
-  private stmt(s: Stmt): void {
+  /** Emits s; `prev` is the statement just before it in the same block, if any. */
+  private stmt(s: Stmt, prev: Stmt | undefined): void {
     const c = this.code;
     switch (s.type) {
+      // Constants are built once per instance and read from globals (constants.ts);
+      // null, true and false are the runtime's singletons, read from globals too.
       case "MakeNull":
-        c.call(this.rt("rt_null")).set(this.local(s.target));
+        this.constant({ kind: "null" }, s.target);
         return;
       case "MakeBoolean":
-        c.i32(s.value ? 1 : 0)
-          .call(this.rt("rt_bool"))
-          .set(this.local(s.target));
+        this.constant({ kind: "bool", value: s.value }, s.target);
         return;
-      // Constants are built once per instance and read from globals (constants.ts).
       case "MakeNumberInt":
         if (!Number.isInteger(s.value) || s.value < -0x80000000 || s.value > 0x7fffffff)
           throw new Error(`emit: ${this.name}: MakeNumberInt ${s.value} is not an i32`);
@@ -249,11 +249,25 @@ class FunctionEmitter {
         this.call(s.func, s.args, s.result);
         return;
       case "Equal":
-      case "NotEqual":
+      case "NotEqual": {
+        const boolean = justMadeBoolean(prev, s.a, s.b);
+        if (boolean) {
+          // true and false are singletons (the runtime never makes another
+          // boolean value), so equal to one is being it: an address compare,
+          // not a call. The common case: `x != false`, every reference to a
+          // rule or a call as a condition (exprs.ts notFalse).
+          this.failIfUndefined(boolean.other);
+          c.get(this.local(boolean.other)).globalGet(this.ctx.constant({ kind: "bool", value: boolean.value }));
+          if (s.type === "Equal") c.ne();
+          else c.eq();
+          this.failIf();
+          return;
+        }
         this.defined(s.a, s.b).call(this.rt("rt_equal"));
         if (s.type === "Equal") c.eqz();
         this.failIf();
         return;
+      }
       case "IsDefined":
         this.failIfUndefined(s.source);
         return;
@@ -337,7 +351,11 @@ class FunctionEmitter {
   private withBlock(b: Block, atEnd: () => void): void {
     const label = this.code.block();
     this.ir.push(label);
-    for (const s of b.stmts) this.stmt(s);
+    let prev: Stmt | undefined;
+    for (const s of b.stmts) {
+      this.stmt(s, prev);
+      prev = s;
+    }
     atEnd();
     this.ir.pop();
     this.code.end(label);
@@ -452,4 +470,16 @@ class FunctionEmitter {
     }
     return this.scans[depth];
   }
+}
+
+/**
+ * When `prev` (the statement right before an Equal/NotEqual of a and b, in
+ * the same block, so it ran just before) made one operand a boolean, that
+ * boolean and the other operand.
+ */
+function justMadeBoolean(prev: Stmt | undefined, a: Local, b: Local): { value: boolean; other: Local } | undefined {
+  if (prev?.type !== "MakeBoolean" || a === b) return undefined;
+  if (prev.target === b) return { value: prev.value, other: a };
+  if (prev.target === a) return { value: prev.value, other: b };
+  return undefined;
 }
