@@ -185,6 +185,37 @@ r := [obj.a, obj.ab, obj.abcdefgh, obj.abcdefgi, obj[""], obj[1], obj[null], "ab
   expect(result(policy, {}, "t/r")).toEqual(["A", "AB", "long", "long2", "empty", "one", "null", true, false, true, true, "none"]);
 });
 
+test("string lookups in small and large objects and sets: the same key by address, by a copy, and missing", async () => {
+  // Input keys the parser took from the policy's constants are found by
+  // address; a key built at run time (concat) is an equal string elsewhere in
+  // memory and must be found all the same, as must keys of collections built
+  // by the policy. Sizes on both sides of the address scan's limit.
+  const policy = await load(
+    `package t
+
+small_keys := ["actor", "route", "id", "member"]
+
+big_keys := ["actor", "route", "id", "member", "k4", "k5", "k6", "k7", "k8", "k9"]
+
+lookups(obj, set) := [obj.actor, obj[concat("", ["ac", "tor"])], obj.member, object.get(obj, "absent", "none"), object.get(obj, concat("", ["me", "mbe"]), "none"), "route" in set, concat("", ["ro", "ute"]) in set, "absent" in set, 1 in set]
+
+r := {
+	"input_small": lookups(input.small, {k | some k, _ in input.small}),
+	"input_big": lookups(input.big, {k | some k, _ in input.big}),
+	"built_small": lookups({k: upper(k) | some k in small_keys}, {k | some k in small_keys} | {1}),
+	"built_big": lookups({k: upper(k) | some k in big_keys}, {k | some k in big_keys} | {1}),
+}
+`,
+    ["t/r"],
+  );
+  const small = { actor: "ACTOR", route: "ROUTE", id: "ID", member: "MEMBER", 1: "number-like key" };
+  const big = { ...small, k4: 4, k5: 5, k6: 6, k7: 7, k8: 8, k9: 9 };
+  const got = result(policy, { small, big }, "t/r");
+  const fromInput = ["ACTOR", "ACTOR", "MEMBER", "none", "none", true, true, false, false];
+  const built = ["ACTOR", "ACTOR", "MEMBER", "none", "none", true, true, false, true];
+  expect(got).toEqual({ input_small: fromInput, input_big: fromInput, built_small: built, built_big: built });
+});
+
 test("input strings spelled like the policy's constants are those constants, across evaluations and data changes", async () => {
   const policy = await load(
     `package t
