@@ -17,9 +17,20 @@
  * (target >= 85%, issue 24) and full/express+jose (target >= 1.0x).
  *
  *   node dist/bench/api.bench.js [--seconds 10] [--connections 16] [--rounds 5] [--breakdown]
+ *   node dist/bench/api.bench.js --baseline <dir> [--rounds 10] [--seconds 20]
  *
  * --breakdown adds a third server: the full chain whose decision log
  * discards events, to show what the decision log costs.
+ *
+ * --baseline is the before/after of a change to the chain: the full chain
+ * of `<dir>` (a checkout of an earlier revision with dist/ built, e.g.
+ * `git worktree add /tmp/base <rev> && cd /tmp/base && bash
+ * /work/wt/own-node-modules.sh . && make build`; served by ITS bench's
+ * `--serve full`, with its own bundle) against this checkout's, the two
+ * servers up at once and measured in alternating rounds. It prints each
+ * side's median round and the medians of the per-round ratios (throughput,
+ * main-thread CPU per request): a stretch of load from other processes
+ * then hits both alike, which separate runs on a shared machine do not.
  *
  * The full chain's rate limit is raised for the run (the step still runs);
  * log lines are built but discarded (a real deployment ships them).
@@ -170,10 +181,15 @@ function headersOf(ready: Ready): Record<string, string> {
   return ready.token ? { Authorization: `Bearer ${ready.token}` } : {};
 }
 
-type Mode = "bare" | "jose" | "full" | "nolog";
+/** `base`: the full chain of the --baseline checkout. */
+type Mode = "bare" | "jose" | "full" | "nolog" | "base";
 
-function start(mode: Mode, dir: string): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(__filename, ["--serve", mode, dir], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+function start(mode: Mode, dir: string, baseline?: string): Promise<{ child: ChildProcess; ready: Ready }> {
+  // Each server its own directory: a baseline's server names its files as this one does.
+  const own = path.join(dir, mode);
+  fs.mkdirSync(own);
+  const script = mode === "base" ? path.join(baseline ?? "", "dist/bench/api.bench.js") : __filename;
+  const child = fork(script, ["--serve", mode === "base" ? "full" : mode, own], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   return new Promise((resolve, reject) => {
     child.once("message", (ready) => resolve({ child, ready: ready as Ready }));
     child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));
@@ -196,22 +212,25 @@ async function main(argv: string[]): Promise<void> {
     const i = argv.indexOf(name);
     return i === -1 ? def : Number(argv[i + 1]);
   };
-  const seconds = arg("--seconds", 10);
+  const baselineAt = argv.indexOf("--baseline");
+  const baseline = baselineAt === -1 ? undefined : path.resolve(argv[baselineAt + 1] ?? "");
+  if (baseline !== undefined && !fs.existsSync(path.join(baseline, "dist/bench/api.bench.js")))
+    throw new Error(`--baseline ${baseline}: no dist/bench/api.bench.js there (build that checkout first)`);
+  const seconds = arg("--seconds", baseline ? 20 : 10);
   const connections = arg("--connections", 16);
-  const rounds = arg("--rounds", 5);
+  const rounds = arg("--rounds", baseline ? 40 : 5);
   if (!fs.existsSync(path.join(ROOT, "var/bundle.tar.gz"))) throw new Error("var/bundle.tar.gz is missing: run make build");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-bench-"));
   // Both servers up at once, measured in alternating rounds: background load on a shared machine
   // then hits both alike, and the median round of each is reported.
-  const modes: Mode[] = argv.includes("--breakdown") ? ["bare", "jose", "full", "nolog"] : ["bare", "jose", "full"];
-  const runs: Record<Mode, Result[]> = { bare: [], jose: [], full: [], nolog: [] };
+  const modes: Mode[] = baseline ? ["base", "full"] : argv.includes("--breakdown") ? ["bare", "jose", "full", "nolog"] : ["bare", "jose", "full"];
+  const runs: Record<Mode, Result[]> = { bare: [], jose: [], full: [], nolog: [], base: [] };
   const servers: Array<{ mode: Mode; child: ChildProcess; ready: Ready }> = [];
   let competition: string;
   try {
-    for (const mode of modes) servers.push({ mode, ...(await start(mode, dir)) });
+    for (const mode of modes) servers.push({ mode, ...(await start(mode, dir, baseline)) });
     const per = Math.max(1, seconds / rounds);
-    for (const s of servers)
-      await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: Math.min(2, per), connections }); // warm-up: JIT, statement caches
+    for (const s of servers) await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: 2, connections }); // warm-up: JIT, statement caches
     const machineBefore = machineCpu();
     const ownBefore = process.cpuUsage();
     const serversBefore = await Promise.all(servers.map((s) => cpuOf(s.child)));
@@ -241,9 +260,10 @@ async function main(argv: string[]): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const median = (rs: Result[]) => [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)];
-  const results = { bare: median(runs.bare), jose: median(runs.jose), full: median(runs.full) };
   const fmt = (r: Result) =>
     `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server CPU ${r.cpuUs?.toFixed(0)} us/req (main thread ${r.mainUs?.toFixed(0) ?? "n/a"}), load generator ${r.clientCpuUs.toFixed(0)} us/req  (${r.requests} ok, ${r.errors} errors)`;
+  if (baseline) return void reportAb(runs.base, runs.full, { baseline, connections, rounds, seconds, competition, median, fmt });
+  const results = { bare: median(runs.bare), jose: median(runs.jose), full: median(runs.full) };
   console.log(
     `GET /invoices/${INVOICE}, ${connections} keep-alive connections, ${rounds} alternating rounds, ${seconds} s per server, ${os.cpus().length} CPUs; median round:`,
   );
@@ -264,6 +284,36 @@ async function main(argv: string[]): Promise<void> {
     // The main thread is what saturates first (the decision log's worker runs on another core): this is the capacity that stays.
     console.log(`main-thread capacity ratio (main-thread CPU per request, bare/full): ${(mainRatio * 100).toFixed(1)}%`);
   }
+}
+
+/** The --baseline report: each side's median round, and the medians of the per-round ratios this/baseline. */
+function reportAb(
+  base: Result[],
+  mine: Result[],
+  o: {
+    baseline: string;
+    connections: number;
+    rounds: number;
+    seconds: number;
+    competition: string;
+    median: (rs: Result[]) => Result;
+    fmt: (r: Result) => string;
+  },
+): void {
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const spread = (xs: number[]) => `${Math.min(...xs).toFixed(3)}..${Math.max(...xs).toFixed(3)}`;
+  // Round r ran both servers back to back (in alternating order): its ratio compares like with like.
+  const rps = mine.map((r, i) => r.rps / base[i].rps);
+  const main = mine.map((r, i) => (r.mainUs ?? NaN) / (base[i].mainUs ?? NaN));
+  const cpu = mine.map((r, i) => (r.cpuUs ?? NaN) / (base[i].cpuUs ?? NaN));
+  console.log(
+    `GET /invoices/${INVOICE}, full chain, this checkout vs ${o.baseline}: ${o.connections} keep-alive connections, ${o.rounds} alternating rounds, ${o.seconds} s per server, ${os.cpus().length} CPUs`,
+  );
+  console.log(o.competition);
+  console.log(`baseline:       ${o.fmt(o.median(base))}`);
+  console.log(`this checkout:  ${o.fmt(o.median(mine))}`);
+  console.log(`per-round ratios this/baseline, median (range): throughput ${mid(rps).toFixed(3)} (${spread(rps)})`);
+  console.log(`  main-thread CPU per request ${mid(main).toFixed(3)} (${spread(main)}); server CPU per request ${mid(cpu).toFixed(3)} (${spread(cpu)})`);
 }
 
 main(process.argv.slice(2)).catch((err) => {
