@@ -154,14 +154,24 @@ interface Result extends LoadResult {
 interface CpuReading {
   /** The server process, all threads, µs. */
   processUs: number;
-  /** The main thread alone, µs (Linux: /proc/self/task/<pid>/stat), or null. */
+  /** The main thread alone, µs, read by the parent (mainThreadUs), or null. */
   mainUs: number | null;
 }
 
-/** The main thread's CPU from /proc: the thread that serves requests, which is what runs out first. */
-function mainThreadUs(): number | null {
+/**
+ * A server's main thread's CPU from /proc, read by this process: the thread that serves requests, which
+ * is what runs out first. schedstat's run time is in ns (stat's utime and stime tick at USER_HZ, 10 ms:
+ * too coarse for short rounds); stat where schedstat is missing. Its id is the process id.
+ */
+function mainThreadUs(pid: number): number | null {
   try {
-    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const schedstat = fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8");
+    return Number(schedstat.split(" ")[0]) / 1e3;
+  } catch {
+    // No schedstat (a kernel without CONFIG_SCHEDSTATS): utime and stime.
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
     // Fields after the command name (which may hold spaces, hence the last ")"): utime and stime are the 12th and 13th.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return ((Number(fields[11]) + Number(fields[12])) / USER_HZ) * 1e6;
@@ -172,7 +182,9 @@ function mainThreadUs(): number | null {
 
 function cpuOf(child: ChildProcess): Promise<CpuReading> {
   return new Promise((resolve) => {
-    child.once("message", (m) => resolve(m as CpuReading));
+    child.once("message", (m) =>
+      resolve({ processUs: (m as { processUs: number }).processUs, mainUs: child.pid === undefined ? null : mainThreadUs(child.pid) }),
+    );
     child.send("cpu");
   });
 }
@@ -202,7 +214,8 @@ async function main(argv: string[]): Promise<void> {
     const ready = mode === "bare" ? await serveBare(argv[2]) : mode === "jose" ? await serveJose(argv[2]) : await serveFull(argv[2], mode === "full");
     process.on("message", () => {
       const cpu = process.cpuUsage();
-      const reading: CpuReading = { processUs: cpu.user + cpu.system, mainUs: mainThreadUs() };
+      // The parent reads the main thread's CPU itself (mainThreadUs): older checkouts' servers (--baseline) answer this too.
+      const reading: CpuReading = { processUs: cpu.user + cpu.system, mainUs: null };
       process.send?.(reading);
     });
     process.send?.(ready);
@@ -300,8 +313,16 @@ function reportAb(
     fmt: (r: Result) => string;
   },
 ): void {
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const spread = (xs: number[]) => `${Math.min(...xs).toFixed(3)}..${Math.max(...xs).toFixed(3)}`;
+  // The median of the per-round ratios, with its distribution-free 95% interval (the order statistics
+  // n/2 -/+ 0.98 sqrt(n) of the sorted ratios): what a stretch of load on a shared machine leaves certain.
+  const summary = (xs: number[]): string => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const n = sorted.length;
+    const half = 0.98 * Math.sqrt(n);
+    const lo = sorted[Math.max(0, Math.floor(n / 2 - half))];
+    const hi = sorted[Math.min(n - 1, Math.ceil(n / 2 + half))];
+    return `${sorted[Math.floor(n / 2)].toFixed(3)} (95% interval ${lo.toFixed(3)}..${hi.toFixed(3)})`;
+  };
   // Round r ran both servers back to back (in alternating order): its ratio compares like with like.
   const rps = mine.map((r, i) => r.rps / base[i].rps);
   const main = mine.map((r, i) => (r.mainUs ?? NaN) / (base[i].mainUs ?? NaN));
@@ -312,8 +333,8 @@ function reportAb(
   console.log(o.competition);
   console.log(`baseline:       ${o.fmt(o.median(base))}`);
   console.log(`this checkout:  ${o.fmt(o.median(mine))}`);
-  console.log(`per-round ratios this/baseline, median (range): throughput ${mid(rps).toFixed(3)} (${spread(rps)})`);
-  console.log(`  main-thread CPU per request ${mid(main).toFixed(3)} (${spread(main)}); server CPU per request ${mid(cpu).toFixed(3)} (${spread(cpu)})`);
+  console.log(`per-round ratios this/baseline, median: throughput ${summary(rps)}`);
+  console.log(`  main-thread CPU per request ${summary(main)}; server CPU per request ${summary(cpu)}`);
 }
 
 main(process.argv.slice(2)).catch((err) => {
