@@ -229,9 +229,9 @@ async function main(argv: string[]): Promise<void> {
   const baseline = baselineAt === -1 ? undefined : path.resolve(argv[baselineAt + 1] ?? "");
   if (baseline !== undefined && !fs.existsSync(path.join(baseline, "dist/bench/api.bench.js")))
     throw new Error(`--baseline ${baseline}: no dist/bench/api.bench.js there (build that checkout first)`);
-  const seconds = arg("--seconds", baseline ? 20 : 10);
+  const seconds = arg("--seconds", baseline ? 60 : 10);
   const connections = arg("--connections", 16);
-  const rounds = arg("--rounds", baseline ? 40 : 5);
+  const rounds = arg("--rounds", baseline ? 120 : 5);
   if (!fs.existsSync(path.join(ROOT, "var/bundle.tar.gz"))) throw new Error("var/bundle.tar.gz is missing: run make build");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-bench-"));
   // Both servers up at once, measured in alternating rounds: background load on a shared machine
@@ -242,7 +242,7 @@ async function main(argv: string[]): Promise<void> {
   let competition: string;
   try {
     for (const mode of modes) servers.push({ mode, ...(await start(mode, dir, baseline)) });
-    const per = Math.max(1, seconds / rounds);
+    const per = Math.max(0.25, seconds / rounds);
     for (const s of servers) await runLoad({ port: s.ready.port, path: `/invoices/${INVOICE}`, headers: headersOf(s.ready), seconds: 2, connections }); // warm-up: JIT, statement caches
     const machineBefore = machineCpu();
     const ownBefore = process.cpuUsage();
