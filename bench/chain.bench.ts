@@ -2,7 +2,7 @@
  * The chain's own CPU per request, before/after a change, in ONE process
  * (on demand, never a test):
  *
- *   node --single-threaded-gc dist/bench/chain.bench.js --baseline <dir> [--rounds 200] [--per-round 200] [--concurrency 16]
+ *   node --single-threaded-gc dist/bench/chain.bench.js --baseline <dir> [--rounds 200] [--per-round 200] [--concurrency 16] [--alloc 5000]
  *
  * `<dir>` is a checkout of an earlier revision with dist/ built (as for
  * api.bench.ts --baseline). Both checkouts' services are built in this
@@ -19,14 +19,21 @@
  * recording side, the response's headers and body) and the garbage it
  * leaves, without the HTTP parser, the socket writes and the load
  * generator: the part a change to api/, db/ or the log's recording side
- * can move, measured to about a percent where bench-api's rounds, which
+ * can move, with a narrower interval than bench-api's rounds, which
  * include the kernel and share two cores with the load generator and
- * whatever else runs, see only changes of several percent. Quote both.
+ * whatever else runs. Quote both.
+ *
+ * It also reports the bytes each app allocates per request on its main
+ * thread (`--alloc N` requests each, 0 to skip; V8's sampling heap
+ * profiler every 256 bytes, collected objects included): garbage is what
+ * the main thread's collections (a quarter of its time under load) are
+ * paid for, and this figure does not move with the machine's load.
  */
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
+import { Session } from "node:inspector";
 import { Duplex } from "node:stream";
 import { mintDevToken } from "../api/identity/mint";
 import type { createService as CreateService } from "../api/service";
@@ -126,6 +133,29 @@ async function run(subject: Subject, count: number, concurrency: number): Promis
   await Promise.all(Array.from({ length: concurrency }, lane));
 }
 
+/** Bytes allocated on this thread per request over `count` requests (sampled every 256 bytes, objects already collected included). */
+async function allocatedPerRequest(subject: Subject, count: number, concurrency: number): Promise<number> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+  try {
+    await post("HeapProfiler.enable");
+    await post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await run(subject, count, concurrency);
+    const { profile } = (await post("HeapProfiler.stopSampling")) as { profile: { head: SampledNode } };
+    const total = (node: SampledNode): number => node.selfSize + node.children.reduce((sum, child) => sum + total(child), 0);
+    return total(profile.head) / count;
+  } finally {
+    session.disconnect();
+  }
+}
+
+interface SampledNode {
+  selfSize: number;
+  children: SampledNode[];
+}
+
 /** This thread's CPU time in ns (schedstat), or the process's (user + system) where there is none. */
 function threadNs(): number {
   try {
@@ -148,6 +178,7 @@ async function main(argv: string[]): Promise<void> {
   const rounds = arg("--rounds", 200);
   const perRound = arg("--per-round", 200);
   const concurrency = arg("--concurrency", 16);
+  const allocRequests = arg("--alloc", 5000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-chain-"));
   try {
     const subjects = [await subjectOf(path.join(baseline, "dist"), path.join(dir, "base")), await subjectOf(path.join(ROOT, "dist"), path.join(dir, "this"))];
@@ -177,6 +208,15 @@ async function main(argv: string[]): Promise<void> {
     console.log(competition);
     console.log(`main-thread CPU per request, median round: baseline ${median(us[0]).toFixed(1)} us, this checkout ${median(us[1]).toFixed(1)} us`);
     console.log(`per-round ratio this/baseline: median ${median(ratios).toFixed(3)} (95% interval ${lo.toFixed(3)}..${hi.toFixed(3)})`);
+    if (allocRequests > 0) {
+      // Twice each, alternated: the sampling is random, the two figures of one app show how far it moves.
+      const bytes: number[][] = [[], []];
+      for (const i of [0, 1, 1, 0]) bytes[i].push(await allocatedPerRequest(subjects[i], allocRequests, concurrency));
+      const kib = (xs: number[]) => xs.map((b) => (b / 1024).toFixed(1)).join(" / ");
+      console.log(
+        `allocated on the main thread per request (${allocRequests} requests, twice each): baseline ${kib(bytes[0])} KiB, this checkout ${kib(bytes[1])} KiB`,
+      );
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
