@@ -83,12 +83,10 @@ export const RUNTIME_FUNCTIONS: Record<string, RuntimeFunction> = {
   rt_type: { params: ["i32"], result: "i32", doc: "raw type code: 0 undefined, 1 null, 2 boolean, 3 number, 4 string, 5 array, 6 object, 7 set" },
 
   // --- evaluation support
-  rt_memo_get: { params: ["i32"], result: "i32", doc: "memoised value of func id in the current memo frame: 0 on a miss, 1 when memoised undefined" },
-  rt_memo_insert: { params: ["i32", "i32"], result: null, doc: "memoise value (0 = undefined) for func id in the current frame" },
-  rt_memo_push: { params: [], result: null, doc: "open a fresh memo frame (entering a `with`)" },
-  rt_memo_pop: { params: [], result: null, doc: "drop the innermost memo frame" },
+  rt_memo_push: { params: ["i32", "i32"], result: null, doc: "entering a `with`: save the memo frame (region address, byte size) and zero it" },
+  rt_memo_pop: { params: ["i32", "i32"], result: null, doc: "leaving a `with`: restore the frame the matching push saved (zero it if none)" },
   rt_print: { params: ["i32"], result: null, doc: "print(): array of sets of argument values -> one line through opa_println" },
-  rt_eval_begin: { params: ["i32"], result: null, doc: "start an evaluation: heap top = arg (if non-zero), memo cleared" },
+  rt_eval_begin: { params: ["i32"], result: null, doc: "start an evaluation: heap top = arg (if non-zero), saved memo frames and regex cache forgotten" },
   rt_parse_input: { params: ["i32", "i32"], result: "i32", doc: "parse input text (ptr, len) as a Rego value; 0 when len is 0; aborts on bad input" },
   rt_dump: { params: ["i32", "i32"], result: "i32", doc: "serialise value: fmt 0 JSON, 1 Rego literal; NUL-terminated UTF-8 address" },
   rt_input_decode: {

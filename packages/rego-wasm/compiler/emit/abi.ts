@@ -27,16 +27,24 @@ export interface AbiContext {
   layout: DataLayout;
   /** The function emptying the decision trail before an evaluation (emitTrailReset), when the policy records one. */
   trailReset?: number;
+  /** The function zeroing the memo frame (memo.ts emitMemoReset): dispatch calls it before every plan. */
+  memoReset: number;
 }
 
 function finish(params: number, extraLocals: number, code: Code): EmittedFunction {
   return { params, body: encodeFuncBody(extraLocals ? [[extraLocals, ValType.i32]] : [], code.finish()) };
 }
 
-/** `(ep, input, data) -> rs`: plan `ep` (function index plans[ep]) or abort. */
+/**
+ * `(ep, input, data) -> rs`: plan `ep` (function index plans[ep]) or abort.
+ * Every evaluation path (eval, opa_eval, portcullis_eval) runs its plan
+ * through here, so this is where the memo frame is zeroed: no path can
+ * start an evaluation with the rule values of the one before.
+ */
 export function emitDispatch(plans: number[], ctx: AbiContext): EmittedFunction {
   const c = new Code();
   const [EP, INPUT, DATA] = [0, 1, 2];
+  c.call(ctx.memoReset);
   const invalid = c.block();
   // One block per plan, innermost first: br_table target i lands right after
   // block i closes, where plan i's call sits.

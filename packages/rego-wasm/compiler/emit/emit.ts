@@ -15,6 +15,7 @@
  */
 import type { Block, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
 import type { TrailLayout } from "../trail";
+import { memoRegionSize, memoSlot, type MemoLayout } from "./memo";
 import type { Constant } from "./constants";
 import { localsRead } from "./locals-read";
 import { Code, type Label } from "./wasm/code";
@@ -35,6 +36,8 @@ export interface EmitContext {
   constant(c: Constant): number;
   /** The decision trail's region (../trail.ts); absent when the policy records no trail. */
   trail?: TrailLayout;
+  /** The memo frame's region (memo.ts). */
+  memo: MemoLayout;
 }
 
 /** How to call something: `call index`, prefixed by `i32.const` args for host dispatch. */
@@ -305,14 +308,17 @@ class FunctionEmitter {
       case "MemoGet":
         this.memoGet(s.func, s.target);
         return;
-      case "MemoInsert":
-        c.i32(s.func).get(this.local(s.value)).call(this.rt("rt_memo_insert"));
+      case "MemoInsert": {
+        // slot = value, or 1 (computed, undefined) when the value is 0.
+        const v = this.local(s.value);
+        c.i32(memoSlot(this.ctx.memo, s.func)).get(v).i32(1).get(v).select().store();
         return;
+      }
       case "MemoPush":
-        c.call(this.rt("rt_memo_push"));
-        return;
       case "MemoPop":
-        c.call(this.rt("rt_memo_pop"));
+        c.i32(this.ctx.memo.base)
+          .i32(memoRegionSize(this.ctx.memo.slots))
+          .call(this.rt(s.type === "MemoPush" ? "rt_memo_push" : "rt_memo_pop"));
         return;
       case "Print":
         this.args(s.args).call(this.rt("rt_print"));
@@ -392,12 +398,12 @@ class FunctionEmitter {
   }
 
   /**
-   * rt_memo_get answers 0 on a miss (fail), 1 for a memoised undefined value
-   * (target = 0, no failure), else the value.
+   * The function's memo slot (memo.ts): 0 is a miss (fail), 1 a memoised
+   * undefined value (target = 0, no failure), else the value.
    */
   private memoGet(func: number, target: Local): void {
     const c = this.code;
-    c.i32(func).call(this.rt("rt_memo_get")).tee(this.tmp).eqz();
+    c.i32(0).load(memoSlot(this.ctx.memo, func)).tee(this.tmp).eqz();
     this.failIf();
     c.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select().set(this.local(target));
   }

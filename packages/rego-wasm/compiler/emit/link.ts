@@ -24,6 +24,7 @@ import { nativeBuiltinExport } from "../runtime-contract";
 import { encodeTrailTable, TRAIL_EXPORT, TRAIL_SECTION, trailLayout, trailRegionSize } from "../trail";
 import { emitBinaryEval, emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
 import { BINARY_EVAL_EXPORT } from "../binary-input";
+import { emitMemoReset, memoRegionSize, type MemoLayout } from "./memo";
 import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
 import { DataLayout } from "./layout";
@@ -101,6 +102,8 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   // The decision trail's region (../trail.ts): reserved first, so its address is known to every function emitted.
   const bodies = policy.trail?.length;
   const trail = bodies === undefined ? undefined : trailLayout(layout.reserve(trailRegionSize(bodies)), bodies);
+  // The memo frame's region (memo.ts): one slot per planned function.
+  const memo: MemoLayout = { base: layout.reserve(memoRegionSize(policy.funcs.length)), slots: policy.funcs.length };
   const abort = rt.envImport("opa_abort");
   if (abort === undefined) throw new RuntimeLinkError("must import env.opa_abort");
 
@@ -116,6 +119,7 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   const planIndex = policy.plans.map(() => next++);
   const [dispatch, evalFn, opaEval, entrypoints, builtins, binaryEval] = [next++, next++, next++, next++, next++, next++];
   const [trailReset, trailAddress] = trail ? [next++, next++] : [undefined, undefined];
+  const memoReset = next++;
   const start = next++;
 
   const stringAt = (index: number) => {
@@ -132,8 +136,9 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
     callee: (name, argc, caller) => resolveCallee(policy, rt, funcIndex, name, argc, caller),
     constant: (c) => constants.global(c),
     trail,
+    memo,
   };
-  const abi: AbiContext = { rt: ctx.rt, abort, layout, trailReset };
+  const abi: AbiContext = { rt: ctx.rt, abort, layout, trailReset, memoReset };
 
   const emitted: Array<{ name: string; fn: EmittedFunction }> = [
     ...policy.funcs.map((f) => ({ name: debugName(f), fn: emitFunc(f, ctx) })),
@@ -158,6 +163,7 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
     { name: BINARY_EVAL_EXPORT, fn: emitBinaryEval(dispatch, abi) },
   ];
   if (trail) emitted.push({ name: "trail_reset", fn: emitTrailReset(trail) }, { name: TRAIL_EXPORT, fn: emitTrailAddress(trail) });
+  emitted.push({ name: "memo_reset", fn: emitMemoReset(memo) });
   // Last: it builds every constant the functions above asked for.
   emitted.push({ name: "opa_init_constants", fn: constants.emitStart(startFunction(rt)) });
 

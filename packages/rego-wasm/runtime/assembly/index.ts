@@ -11,7 +11,7 @@ export * from "./abi";
 export * from "./ctx";
 export { rt_input_decode, rt_result_code } from "./binary";
 export * from "./ops";
-export { rt_memo_get, rt_memo_insert, rt_memo_push, rt_memo_pop } from "./memo";
+export { rt_memo_push, rt_memo_pop } from "./memo";
 export * from "./print";
 export { rt_host_builtin0, rt_host_builtin1, rt_host_builtin2, rt_host_builtin3, rt_host_builtin4 } from "./host";
 

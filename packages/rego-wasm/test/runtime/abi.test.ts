@@ -139,32 +139,40 @@ describe("fast-path helpers", () => {
 });
 
 describe("memo", () => {
-  test("values per func id; frames pushed by `with` hide outer values until popped", () => {
-    const one = rt.value(1);
-    const two = rt.value(2);
+  // The memo frame is a region the compiler lays out (compiler/emit/memo.ts); here any raw block does.
+  const slots = (region: number, n: number) => Array.from(new Uint32Array(rt.memory.buffer, region, n));
+  const frame = (values: number[]) => {
+    const region = rt.call("opa_malloc", values.length * 4);
+    new Uint32Array(rt.memory.buffer, region, values.length).set(values);
+    return region;
+  };
+
+  test("a `with` saves the frame and starts a zeroed one; leaving it restores the saved one, nested too", () => {
     rt.call("rt_eval_begin", 0);
-    expect(rt.call("rt_memo_get", 5)).toBe(0);
-    rt.call("rt_memo_insert", 5, one);
-    rt.call("rt_memo_insert", 0, two);
-    expect(rt.call("rt_memo_get", 5)).toBe(one);
-    expect(rt.call("rt_memo_get", 0)).toBe(two);
-    expect(rt.call("rt_memo_get", 1000)).toBe(0);
-    rt.call("rt_memo_push");
-    expect(rt.call("rt_memo_get", 5)).toBe(0);
-    rt.call("rt_memo_insert", 5, two);
-    expect(rt.call("rt_memo_get", 5)).toBe(two);
-    rt.call("rt_memo_pop");
-    expect(rt.call("rt_memo_get", 5)).toBe(one);
+    const region = frame([7, 1, 0, 9]);
+    rt.call("rt_memo_push", region, 16);
+    expect(slots(region, 4)).toEqual([0, 0, 0, 0]);
+    new Uint32Array(rt.memory.buffer, region, 4).set([3, 3, 3, 3]);
+    rt.call("rt_memo_push", region, 16);
+    expect(slots(region, 4)).toEqual([0, 0, 0, 0]);
+    rt.call("rt_memo_pop", region, 16);
+    expect(slots(region, 4)).toEqual([3, 3, 3, 3]);
+    rt.call("rt_memo_pop", region, 16);
+    expect(slots(region, 4)).toEqual([7, 1, 0, 9]);
+    // One pop too many leaves a fresh frame, never another evaluation's values.
+    rt.call("rt_memo_pop", region, 16);
+    expect(slots(region, 4)).toEqual([0, 0, 0, 0]);
   });
 
-  test("a new evaluation or a heap rewind clears the memo", () => {
-    rt.call("rt_memo_insert", 1, rt.value(1));
-    rt.call("rt_eval_begin", 0);
-    expect(rt.call("rt_memo_get", 1)).toBe(0);
-    const top = rt.call("opa_heap_ptr_get");
-    rt.call("rt_memo_insert", 1, rt.value(1));
-    rt.call("opa_heap_ptr_set", top);
-    expect(rt.call("rt_memo_get", 1)).toBe(0);
+  test("a new evaluation or a heap rewind forgets the saved frames", () => {
+    for (const forget of [() => rt.call("rt_eval_begin", 0), () => rt.call("opa_heap_ptr_set", rt.call("opa_heap_ptr_get"))]) {
+      const region = frame([5, 6]);
+      rt.call("rt_memo_push", region, 8);
+      forget();
+      new Uint32Array(rt.memory.buffer, region, 2).set([8, 8]);
+      rt.call("rt_memo_pop", region, 8);
+      expect(slots(region, 2)).toEqual([0, 0]);
+    }
   });
 });
 

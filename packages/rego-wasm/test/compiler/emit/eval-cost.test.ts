@@ -9,6 +9,7 @@
  */
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../../compiler";
+import { BinaryInputWriter, BINARY_EVAL_EXPORT, RESULT_CODE } from "../../../compiler/binary-input";
 
 async function load(source: string, entrypoints: string[]): Promise<LoadedPolicy> {
   const policy = await loadPolicy(compile([{ file: "t.rego", source }], { entrypoints }).wasm);
@@ -45,6 +46,64 @@ y if {
     expect(log.mock.calls.filter(([line]) => line === "x evaluated")).toHaveLength(2);
   } finally {
     log.mockRestore();
+  }
+});
+
+test("no evaluation sees the rule values memoised by the one before, whichever ABI path runs it", async () => {
+  // deny and admin are memoised (deny referenced twice); a stale slot would
+  // answer the previous input's value: an allow for the wrong user.
+  const policy = await load(
+    `package t
+
+admin if input.user == "admin"
+
+deny if not admin
+
+allow if {
+	not deny
+	not deny
+}
+`,
+    ["t/allow"],
+  );
+  const sdk = policy as unknown as {
+    mem: WebAssembly.Memory;
+    dataAddr: number;
+    dataHeapPtr: number;
+    wasmInstance: { exports: Record<string, (...args: number[]) => number> };
+  };
+  const ex = sdk.wasmInstance.exports;
+  const writer = new BinaryInputWriter(sdk.mem);
+  const cstring = (at: number) => {
+    const bytes = new Uint8Array(sdk.mem.buffer);
+    return Buffer.from(bytes.buffer).toString("utf8", at, bytes.indexOf(0, at));
+  };
+  const paths: Record<string, (input: unknown) => string> = {
+    opa_eval: (input) => JSON.stringify(policy.evaluate(input, "t/allow")),
+    eval: (input) => {
+      ex.opa_heap_ptr_set!(sdk.dataHeapPtr);
+      const text = Buffer.from(JSON.stringify(input));
+      const at = ex.opa_malloc!(text.length);
+      new Uint8Array(sdk.mem.buffer).set(text, at);
+      const ctx = ex.opa_eval_ctx_new!();
+      ex.opa_eval_ctx_set_input!(ctx, ex.opa_json_parse!(at, text.length));
+      ex.opa_eval_ctx_set_data!(ctx, sdk.dataAddr);
+      ex.eval!(ctx);
+      return cstring(ex.opa_json_dump!(ex.opa_eval_ctx_get_result!(ctx)));
+    },
+    [BINARY_EVAL_EXPORT]: (input) => {
+      const at = (sdk.dataHeapPtr + 3) & ~3;
+      const length = writer.write(input, at);
+      const code = ex[BINARY_EVAL_EXPORT]!(0, sdk.dataAddr, at, length, at + length);
+      return code === RESULT_CODE.empty ? "[]" : code === RESULT_CODE.true ? '[{"result":true}]' : `code ${code}`;
+    },
+  };
+  const names = Object.keys(paths);
+  for (let i = 0; i < 18; i++) {
+    const path = names[i % 3]!;
+    const user = [0, 1, 3, 4, 8].includes(i % 9) ? "admin" : "bob";
+    const want = user === "admin" ? '[{"result":true}]' : "[]";
+    expect([i, path, user, paths[path]!({ user })]).toEqual([i, path, user, want]);
   }
 });
 

@@ -1,0 +1,56 @@
+/**
+ * The memo frame in static memory: rule values memoised within one
+ * evaluation (IR MemoGet/MemoInsert), one u32 slot per planned function,
+ * indexed by its position in Policy.funcs: 0 = not computed yet, 1 =
+ * computed and undefined (values are 16-byte aligned addresses, never 1),
+ * else the value's address.
+ *
+ * Why static memory: a rule reads its slot on every reference (the rules of
+ * a real policy reference each other dozens of times per decision), and a
+ * load or store at a constant address is a single instruction where a call
+ * into the runtime's memo (a frame on the heap, found through a global and a
+ * bounds check) cost two calls per rule reference.
+ *
+ * The dispatch every evaluation path runs its plan through zeroes the
+ * region first (emitMemoReset, abi.ts emitDispatch); `with` saves and restores it through the runtime
+ * (rt_memo_push/rt_memo_pop, runtime/assembly/memo.ts), so values computed
+ * under a replaced input or data never leak out of the `with`.
+ */
+import type { EmittedFunction } from "./emit";
+import { Code } from "./wasm/code";
+import { encodeFuncBody, ValType } from "./wasm/sections";
+
+export interface MemoLayout {
+  /** Address of slot 0 (16-aligned). */
+  base: number;
+  /** Number of slots: the planned functions. */
+  slots: number;
+}
+
+/** Bytes the region of `slots` slots needs. */
+export function memoRegionSize(slots: number): number {
+  return slots * 4;
+}
+
+/** The slot address of function `func`; throws for an index outside the region (a planner bug). */
+export function memoSlot(m: MemoLayout, func: number): number {
+  if (!Number.isInteger(func) || func < 0 || func >= m.slots) throw new Error(`emit: memo slot ${func} outside the ${m.slots} planned functions`);
+  return m.base + func * 4;
+}
+
+/** `() -> ()`: zeroes every slot, one store per slot (a few dozen for a real policy). */
+export function emitMemoReset(m: MemoLayout): EmittedFunction {
+  const c = new Code();
+  const P = 0;
+  const end = m.base + memoRegionSize(m.slots);
+  c.i32(m.base).set(P);
+  const done = c.block();
+  const next = c.loop();
+  c.get(P).i32(end).geS().brIf(done);
+  c.get(P).i32(0).store();
+  c.get(P).i32(4).add().set(P);
+  c.br(next);
+  c.end(next);
+  c.end(done);
+  return { params: 0, results: 0, body: encodeFuncBody([[1, ValType.i32]], c.finish()) };
+}
