@@ -90,24 +90,38 @@ export class RecordWriter {
 
   /**
    * Strings (or nulls) as their lengths in UTF-16 units, then the UTF-8 of
-   * all of them joined: one encoding call for a record's texts, not one per
-   * text (the call, not the copy, is what a short text costs). UTF-8 keeps
-   * every string's UTF-16 length (a lone surrogate becomes U+FFFD, still one
-   * unit), so the reader cuts the decoded whole at the same places; a text
-   * ending in a (necessarily lone) high surrogate has it replaced by U+FFFD
-   * first, as encoding it alone would, so it cannot pair with the next
-   * text's first unit across the join.
+   * all of them joined. Short texts are joined and encoded in one call (the
+   * call, not the copy, is what a short text costs); a long one (input,
+   * result, trail) is encoded where it is, since joining it would first
+   * copy it into a new string (most of what a record allocated). UTF-8
+   * keeps every string's UTF-16 length (a lone surrogate becomes U+FFFD,
+   * still one unit), so the reader cuts the decoded whole at the same
+   * places; a text ending in a (necessarily lone) high surrogate has it
+   * replaced by U+FFFD first, as encoding it alone would, so it cannot pair
+   * with the next text's first unit across the join.
    */
   texts(list: ReadonlyArray<string | null>): void {
-    let joined = "";
     for (const s of list) {
       this.view.setUint32(this.at, s === null ? PAD : s.length, true);
       this.at += 4;
-      if (s !== null) joined += endsInHighSurrogate(s) ? `${s.slice(0, -1)}\ufffd` : s;
     }
-    const written = this.bytes.write(joined, this.at + 4, "utf8");
-    this.view.setUint32(this.at, written, true);
-    this.at += 4 + written;
+    const sizeAt = this.at;
+    this.at += 4;
+    const start = this.at;
+    let joined = "";
+    for (const s of list) {
+      if (s === null) continue;
+      const text = endsInHighSurrogate(s) ? `${s.slice(0, -1)}\ufffd` : s;
+      if (text.length < LONG_TEXT) {
+        joined += text;
+        continue;
+      }
+      if (joined !== "") this.at += this.bytes.write(joined, this.at, "utf8");
+      joined = "";
+      this.at += this.bytes.write(text, this.at, "utf8");
+    }
+    if (joined !== "") this.at += this.bytes.write(joined, this.at, "utf8");
+    this.view.setUint32(sizeAt, this.at - start, true);
   }
 
   /** The most bytes texts(list) can take: UTF-8 needs at most 3 bytes per UTF-16 unit. */
@@ -117,6 +131,9 @@ export class RecordWriter {
     return 4 * (list.length + 1) + 3 * units;
   }
 }
+
+/** A text at least this long (UTF-16 units) is encoded on its own, not joined (RecordWriter.texts). */
+const LONG_TEXT = 128;
 
 const endsInHighSurrogate = (s: string): boolean => {
   const last = s.charCodeAt(s.length - 1);

@@ -114,6 +114,22 @@ test("texts are cut where they were joined: lone surrogates never pair across tw
   expect(read(reader.peek()!).texts).toEqual(["a\ufffd", "\ufffdb", "\ufffd", "\ufffd", "😀", "😀", null, ""]);
 });
 
+test("long texts (encoded where they are) and short ones (joined) read back as they went in, surrogates cut the same way", () => {
+  const buffer = allocateRing(1 << 16);
+  const writer = new RingWriter(buffer);
+  const reader = new RingReader(buffer);
+  const high = "\ud83d";
+  const low = "\ude00";
+  const long = (c: string) => c.repeat(300);
+  const texts = ["id", long("é"), `${long("a")}${high}`, `${low}b`, null, long("😀"), "", "k", `${long("x")}${high}${low}`, high];
+  const s: Sample = { n: 1n, x: 1, texts };
+  expect(writer.write(bound(s), fill(s))).toBe(true);
+  const expected = ["id", long("é"), `${long("a")}\ufffd`, "\ufffdb", null, long("😀"), "", "k", `${long("x")}😀`, "\ufffd"];
+  expect(read(reader.peek()!).texts).toEqual(expected);
+  // Outside the ring, the same bytes.
+  expect(read(RecordBuffer.reader(RecordBuffer.encode(bound(s), fill(s)))).texts).toEqual(expected);
+});
+
 test("sleep and wake: the writer wakes a sleeping reader once, and a reader never sleeps on a record", () => {
   const buffer = allocateRing(1024);
   const writer = new RingWriter(buffer);
