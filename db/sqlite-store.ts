@@ -13,15 +13,44 @@
 import type { PortcullisDb } from "./index";
 import type { Async, DataStore, Repositories } from "./store";
 
-/** Runs tasks one after another, each after the previous one settled. */
+/**
+ * Runs tasks one after another, each after the previous one settled. A
+ * task given while none is pending runs at once, in the caller's turn: that
+ * is the order it would have had in the queue (everything given before it
+ * has settled), without a promise chain and two microtask turns per
+ * statement, which every request's reads paid. A task that returns a
+ * promise (a transaction) holds the gate until it settles, queued or not.
+ */
 class Gate {
   private tail: Promise<unknown> = Promise.resolve();
+  /** Tasks given and not settled yet. */
+  private pending = 0;
+  private readonly settled = (): void => {
+    this.pending--;
+  };
 
   run<T>(task: () => T | Promise<T>): Promise<T> {
-    const result = this.tail.then(task);
-    this.tail = result.catch(() => undefined);
+    let result: Promise<T>;
+    if (this.pending === 0) {
+      let value: T | Promise<T>;
+      try {
+        value = task();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (!isThenable(value)) return Promise.resolve(value);
+      result = Promise.resolve(value);
+    } else {
+      result = this.tail.then(task);
+    }
+    this.pending++;
+    this.tail = result.then(this.settled, this.settled);
     return result;
   }
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return value !== null && typeof value === "object" && typeof (value as { then?: unknown }).then === "function";
 }
 
 /** Each method of `repo` as an async method, called through `call` (the gate, or a transaction's liveness check). */

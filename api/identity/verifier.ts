@@ -5,7 +5,7 @@
  * tenant and roles come from the users table, never from token claims.
  *
  *   const verify = await createVerifier(config);
- *   const sub = await verify(token); // throws TokenError
+ *   const sub = await verify(token); // throws TokenError; a cached token's subject comes back at once (no promise)
  *
  * Verified tokens are remembered (./token-cache.ts: by the SHA-256 of the
  * whole token, bounded in entries and bytes) for at most `cacheTtlSec`
@@ -49,7 +49,12 @@ export class TokenError extends Error {
   }
 }
 
-export type TokenVerifier = (token: string) => Promise<string>;
+/**
+ * The token's subject: at once for a token the cache vouches for (the
+ * request goes on in the same turn, no promise), else a promise of it.
+ * Refusals reject with TokenError (or throw it).
+ */
+export type TokenVerifier = (token: string) => string | Promise<string>;
 
 /** jose's error codes, by the class of failure an auditor reads in security events. */
 const FAILURE_CLASSES: Record<string, string> = {
@@ -106,12 +111,16 @@ export async function createVerifier(config: VerifierConfig, now: () => number =
     forged.clear();
   };
 
-  return async (token) => {
+  return (token) => {
     // A remote set past its max age is refetched by the next verification: until then, the cache does not vouch.
     if (keys.fresh !== false) {
       const sub = verified.get(token);
       if (sub !== undefined) return sub;
     }
+    return verify(token);
+  };
+
+  async function verify(token: string): Promise<string> {
     precheck(token, config, now());
     const digest = digestOf(token);
     const failedUntil = forged.get(digest);
@@ -142,7 +151,7 @@ export async function createVerifier(config: VerifierConfig, now: () => number =
       }
       throw new TokenError(typeof code === "string" ? code : "ERR_TOKEN_INVALID", err instanceof Error ? err.message : String(err));
     }
-  };
+  }
 }
 
 /** What a key set holds, as text ("" for a remote set not fetched yet): compared to notice a rotation. */

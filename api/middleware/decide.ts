@@ -9,7 +9,7 @@
  */
 import type { NextFunction, Request, Response } from "express";
 import type { DecisionInput } from "../../pdp/types";
-import { stateOf } from "../context";
+import { stateOf, type RequestState } from "../context";
 import type { ApiDeps } from "../deps";
 import { problemForDecision } from "../problems";
 import { pathParamError } from "./guard-params";
@@ -25,16 +25,8 @@ export function requestCounter(): RequestCounter {
 }
 
 export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, nextRequestId: RequestCounter) {
-  return async function decide(req: Request, res: Response, next: NextFunction): Promise<void> {
-    const state = stateOf(res);
-    const id = record.idParam ? req.params[record.idParam] : record.idField ? state.body[record.idField] : undefined;
-    // A path id guard-params refused (malformed) is never looked up: it is answered invalid_param once the policy allows.
-    const malformedId = typeof id === "string" && record.idParam !== undefined && pathParamError(record.idParam, id) !== null;
-    if (typeof id === "string" && !malformedId) {
-      state.resource.id = id;
-      // Only an actor with a tenant can have rows located for it (anonymous callers are 401 anyway).
-      if (handler.locate && state.actor.tenant) Object.assign(state.resource, (await handler.locate({ req, state, deps, id })) ?? {});
-    }
+  /** Asks the PDP and answers a deny (or a guard's refusal once allowed); `malformedId`: a path id guard-params refused. */
+  function decideNow(res: Response, next: NextFunction, state: RequestState, malformedId: boolean): void {
     const input: DecisionInput = {
       actor: state.actor,
       action: record.action,
@@ -58,5 +50,25 @@ export function decide(record: RouteRecord, handler: RouteHandler, deps: ApiDeps
     }
     if (state.refusal) throw state.refusal;
     next();
+  }
+
+  /** The row's owner and tenant first (routes whose policy needs them), then the decision. */
+  async function locateThenDecide(req: Request, res: Response, next: NextFunction, state: RequestState, id: string): Promise<void> {
+    Object.assign(state.resource, (await handler.locate!({ req, state, deps, id })) ?? {});
+    decideNow(res, next, state, false);
+  }
+
+  // Not async: a route that locates nothing decides in the same turn, without a promise.
+  return function decide(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    const state = stateOf(res);
+    const id = record.idParam ? req.params[record.idParam] : record.idField ? state.body[record.idField] : undefined;
+    // A path id guard-params refused (malformed) is never looked up: it is answered invalid_param once the policy allows.
+    const malformedId = typeof id === "string" && record.idParam !== undefined && pathParamError(record.idParam, id) !== null;
+    if (typeof id === "string" && !malformedId) {
+      state.resource.id = id;
+      // Only an actor with a tenant can have rows located for it (anonymous callers are 401 anyway).
+      if (handler.locate && state.actor.tenant) return locateThenDecide(req, res, next, state, id);
+    }
+    decideNow(res, next, state, malformedId);
   };
 }

@@ -50,10 +50,12 @@ export interface RateLimitHit {
 export interface RateLimitStore {
   /**
    * Counts one hit on `key`, whose budget is `budget` (a shared store keeps
-   * its window for `budget.windowSec`). Rejects with RateLimitUnavailable
-   * when the hit cannot be counted and the request must not be served.
+   * its window for `budget.windowSec`): at once (a store in this process),
+   * or a promise of it (a shared store). Rejects (or throws) with
+   * RateLimitUnavailable when the hit cannot be counted and the request
+   * must not be served.
    */
-  hit(key: string, budget: RateLimitBudget, options?: HitOptions): Promise<RateLimitHit>;
+  hit(key: string, budget: RateLimitBudget, options?: HitOptions): RateLimitHit | Promise<RateLimitHit>;
   /** A shared store's state for /health and /metrics (absent: counted in this process, nothing to report). */
   status?(): RateLimitStoreStatus;
 }
@@ -76,18 +78,36 @@ export class RateLimitUnavailable extends Error {
 }
 
 /**
- * Counts one hit for a step of the chain: the hit, or the 503 problem (with
- * Retry-After on the response) when the store cannot count it. Shared by
- * the rate-limit step and authentication's failure budget.
+ * Counts one hit for a step of the chain: the hit (at once from a store in
+ * this process, else a promise), or the 503 problem (with Retry-After on
+ * the response) when the store cannot count it. Shared by the rate-limit
+ * step and authentication's failure budget.
  */
-export async function countHit(store: RateLimitStore, key: string, budget: RateLimitBudget, res: Response, options?: HitOptions): Promise<RateLimitHit> {
+export function countHit(
+  store: RateLimitStore,
+  key: string,
+  budget: RateLimitBudget,
+  res: Response,
+  options?: HitOptions,
+): RateLimitHit | Promise<RateLimitHit> {
+  let hit: RateLimitHit | Promise<RateLimitHit>;
   try {
-    return await store.hit(key, budget, options);
+    hit = store.hit(key, budget, options);
   } catch (err) {
-    if (!(err instanceof RateLimitUnavailable)) throw err;
-    res.setHeader("Retry-After", String(err.retryAfterSec));
-    throw new Problem("rate_limit_unavailable");
+    return uncounted(err, res);
   }
+  return isPromise(hit) ? hit.catch((err: unknown) => uncounted(err, res)) : hit;
+}
+
+/** The store could not count the hit: 503 with Retry-After (RateLimitUnavailable), or the store's own error. */
+function uncounted(err: unknown, res: Response): never {
+  if (!(err instanceof RateLimitUnavailable)) throw err;
+  res.setHeader("Retry-After", String(err.retryAfterSec));
+  throw new Problem("rate_limit_unavailable");
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === "function";
 }
 
 const SWEEP_AT = 100_000;
@@ -107,7 +127,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private sweepAt = SWEEP_AT;
   constructor(private readonly now: () => number = Date.now) {}
 
-  async hit(key: string, budget: RateLimitBudget): Promise<RateLimitHit> {
+  hit(key: string, budget: RateLimitBudget): RateLimitHit {
     const now = this.now();
     let w = this.windows.get(key);
     if (!w) {
@@ -153,14 +173,12 @@ export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
   checkRateLimits(config);
   // The policy header depends on the class only: built once, not per request.
   const policies = new Map(Object.entries(config).map(([cls, b]) => [cls, `"${cls}";q=${b.limit};w=${b.windowSec}`]));
-  return async function rateLimit(_req: Request, res: Response, next: NextFunction): Promise<void> {
-    const state = stateOf(res);
-    const route = state.route ?? UNMATCHED;
-    const cls = route.rateLimit;
-    const budget = config[cls];
-    // The client address: X-Forwarded-For only through trusted proxies (client-address.ts), or anyone could pick a fresh budget.
-    const who = state.actor.id === "anonymous" ? `addr:${state.address}` : `actor:${state.actor.id}`;
-    const { count, resetSec } = await countHit(store, `${who}|${route.id}`, budget, res, { diagnostic: cls === "diagnostic" });
+  const diagnostic: HitOptions = { diagnostic: true };
+  const ordinary: HitOptions = { diagnostic: false };
+
+  /** The headers of a counted hit, and the 429 past the budget. */
+  function answer(hit: RateLimitHit, cls: RateLimitClass, budget: RateLimitBudget, res: Response, next: NextFunction): void {
+    const { count, resetSec } = hit;
     const remaining = Math.max(0, budget.limit - count);
     res.setHeader("RateLimit-Policy", policies.get(cls) ?? `"${cls}";q=${budget.limit};w=${budget.windowSec}`);
     res.setHeader("RateLimit", `"${cls}";r=${remaining};t=${resetSec}`);
@@ -169,5 +187,18 @@ export function rateLimit(config: RateLimitConfig, store: RateLimitStore) {
       throw new Problem("rate_limited");
     }
     next();
+  }
+
+  // Not async: a hit counted in this process goes on in the same turn, without a promise.
+  return function rateLimit(_req: Request, res: Response, next: NextFunction): void | Promise<void> {
+    const state = stateOf(res);
+    const route = state.route ?? UNMATCHED;
+    const cls = route.rateLimit;
+    const budget = config[cls];
+    // The client address: X-Forwarded-For only through trusted proxies (client-address.ts), or anyone could pick a fresh budget.
+    const who = state.actor.id === "anonymous" ? `addr:${state.address}` : `actor:${state.actor.id}`;
+    const hit = countHit(store, `${who}|${route.id}`, budget, res, cls === "diagnostic" ? diagnostic : ordinary);
+    if (isPromise(hit)) return hit.then((counted) => answer(counted, cls, budget, res, next));
+    answer(hit, cls, budget, res, next);
   };
 }

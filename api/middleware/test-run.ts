@@ -20,9 +20,14 @@ import { tokenFailureClass } from "../identity/verifier";
 import { Problem } from "../problems";
 
 export function markTestRun(deps: Pick<ApiDeps, "verifyTestRun">) {
-  return async function markTestRun(req: Request, res: Response, next: NextFunction): Promise<void> {
+  // Not async: most requests carry no credential and go on in the same turn, without a promise.
+  return function markTestRun(req: Request, res: Response, next: NextFunction): void | Promise<void> {
     const header = req.headers[TEST_RUN_HEADER];
     if (header === undefined) return next();
+    return mark(header, res, next);
+  };
+
+  async function mark(header: string | string[], res: Response, next: NextFunction): Promise<void> {
     const state = stateOf(res);
     // Node joins a repeated header with ", ": two credentials are no credential.
     const credential = Array.isArray(header) ? header.join(", ") : header.trim();
@@ -37,5 +42,5 @@ export function markTestRun(deps: Pick<ApiDeps, "verifyTestRun">) {
       throw new Problem("invalid_test_run");
     }
     next();
-  };
+  }
 }
