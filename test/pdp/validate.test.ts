@@ -48,6 +48,9 @@ describe("validateDecision", () => {
     ["scope value not a string", { ...allow(), scope: { tenant_id: 7 } }, "scope.tenant_id"],
     ["scope value empty", { ...allow(), scope: { tenant_id: "t_acme", owner_id: "" } }, "scope.owner_id"],
     ["fields.read not strings", { ...allow(), fields: { read: [1], write: [] } }, "fields.read"],
+    // A hole is no string: every() skipped it, and the copy handed the API an undefined field name.
+    // eslint-disable-next-line no-sparse-arrays
+    ["fields.read with a hole", { ...allow(), fields: { read: ["id", , "number"], write: [] } }, "fields.read"],
     ["fields.write missing", { ...allow(), fields: { read: [] } }, "fields.write"],
     ["fields with an unknown key", { ...allow(), fields: { read: [], write: [], admin: [] } }, 'unknown key "admin"'],
     ["an unknown top-level key", { ...allow(), obligations: [] }, 'unknown key "obligations"'],
