@@ -77,6 +77,16 @@ const PUBLISH_EVERY_MS = 20;
 /** While reading a long run of events, counters reach shared memory every this many. */
 const PUBLISH_EVERY_EVENTS = 256;
 /**
+ * A long run of events is read in slices of this many, the event loop
+ * running between two: the sinks' writes (a full SQLite batch, PostgreSQL's
+ * round trips, the console's lines) and timers happen while events keep
+ * coming. Read in one go (a run lasts seconds under load), the run queued
+ * every event in the store sink until its bound, which then dropped the
+ * oldest; and the queued rows outlived the young generation, so the
+ * worker's old generation filled with them (its heap's sawtooth).
+ */
+const SLICE_EVENTS = 64;
+/**
  * The log is background work: on a busy machine the request thread should
  * win the CPU, not this one. Linux applies setpriority(0) to the calling
  * thread only; elsewhere it would nice the whole process, so it is skipped.
@@ -182,6 +192,7 @@ function main(): void {
    */
   async function readRing(mode: "all" | "until-unknown-bundle"): Promise<void> {
     let unpublished = 0;
+    let inSlice = 0;
     for (;;) {
       const reader = ring.peek();
       if (reader === null) {
@@ -195,6 +206,11 @@ function main(): void {
       if (++unpublished >= PUBLISH_EVERY_EVENTS) {
         publish();
         unpublished = 0;
+      }
+      // After the sinks' own immediate writes (queued before this one, so they run first).
+      if (++inSlice >= SLICE_EVENTS) {
+        inSlice = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
     publish();

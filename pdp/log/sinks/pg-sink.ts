@@ -30,7 +30,7 @@ import type { SinkStats } from "../core/types";
 import type { ErrorReporter } from "./sink";
 import { SQLITE_SINK_DEFAULTS } from "./sqlite-sink";
 import { rowOf, type DecisionRow, type OutcomeRow } from "../store/sqlite-store";
-import { StoreFailure, type StoreSink } from "./store-sink";
+import { StoreFailure, WriteSchedule, type StoreSink } from "./store-sink";
 
 export interface PgSinkOptions {
   /** postgres://... of the service role (PORTCULLIS_DATABASE_URL). */
@@ -56,7 +56,8 @@ export class PgSink implements StoreSink {
   private readonly intervalMs: number;
   private readonly batchSize: number;
   private readonly failing: StoreFailure;
-  private timer: NodeJS.Timeout | undefined;
+  /** When the queue is written next (the batch timer, or at once for a full batch). */
+  private readonly writes = new WriteSchedule(() => void this.pump());
   /** The pass writing the queue out, while one runs (true: it emptied the queue; false: a write failed). */
   private running: Promise<boolean> | undefined;
   /** Rows of the batch being written. */
@@ -91,7 +92,7 @@ export class PgSink implements StoreSink {
     }
     this.enqueued++;
     this.queue.push(row);
-    this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
+    this.writes.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
   }
 
   /** One pass through the queue (a failing store is retried by the timer, not waited for here). */
@@ -107,7 +108,7 @@ export class PgSink implements StoreSink {
    */
   async commitNow(): Promise<boolean> {
     const target = this.enqueued;
-    this.cancelTimer();
+    this.writes.cancel();
     while (this.enqueued - this.queue.size - this.inFlight < target) {
       if (!(await this.pump())) return false;
     }
@@ -122,7 +123,7 @@ export class PgSink implements StoreSink {
     if (this.closed) return;
     await this.flush();
     this.closed = true;
-    this.cancelTimer();
+    this.writes.cancel();
     this.queue.discardAll();
     await this.pool.end().catch(() => undefined);
   }
@@ -159,7 +160,7 @@ export class PgSink implements StoreSink {
         this.failures++;
         this.queue.requeue(batch);
         this.failing.failed(err, this.queue.dropped, this.queue.size, this.queue.limit);
-        if (!this.closed) this.schedule(this.intervalMs);
+        if (!this.closed) this.writes.schedule(this.intervalMs);
         return false;
       }
     }
@@ -190,21 +191,5 @@ export class PgSink implements StoreSink {
       const second = await this.writeBatch(rows.slice(half));
       return { inserted: first.inserted + second.inserted, refused: first.refused + second.refused };
     }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer && delayMs > 0) return;
-    this.cancelTimer();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.pump();
-    }, delayMs);
-    // The log must not keep a finished process alive; shutdown calls close(), which flushes.
-    this.timer.unref();
-  }
-
-  private cancelTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
   }
 }

@@ -15,7 +15,7 @@ import { BoundedBuffer } from "./buffer";
 import type { LogEvent } from "../core/mask";
 import type { SinkStats } from "../core/types";
 import type { ErrorReporter } from "./sink";
-import { StoreFailure, type StoreSink } from "./store-sink";
+import { StoreFailure, WriteSchedule, type StoreSink } from "./store-sink";
 import { openForAppend, rowOf, type DecisionRow, type OutcomeRow } from "../store/sqlite-store";
 
 /**
@@ -100,7 +100,8 @@ export class SqliteSink implements StoreSink {
   private readonly batchSize: number;
   /** One transaction per batch (built once); returns the rows inserted. */
   private readonly writeBatch: (rows: QueuedRow[]) => number;
-  private timer: NodeJS.Timeout | undefined;
+  /** When the queue is written next (the batch timer, or at once for a full batch). */
+  private readonly writes = new WriteSchedule(() => this.writeQueued());
   private written = 0;
   private failures = 0;
   /** Events whose decision_id was already in the log (kept once, the first one wins). */
@@ -163,7 +164,7 @@ export class SqliteSink implements StoreSink {
       return;
     }
     this.queue.push(rowOf(event, json));
-    this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
+    this.writes.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
   }
 
   writeOutcome(row: OutcomeRow): void {
@@ -172,7 +173,7 @@ export class SqliteSink implements StoreSink {
       return;
     }
     this.queue.push(row);
-    this.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
+    this.writes.schedule(this.queue.size >= this.batchSize ? 0 : this.intervalMs);
   }
 
   async flush(): Promise<void> {
@@ -184,7 +185,7 @@ export class SqliteSink implements StoreSink {
    * of it is in the store, durable against the process dying: store/sqlite-store.ts).
    */
   commitNow(): boolean {
-    this.cancelTimer();
+    this.writes.cancel();
     this.writeQueued();
     return this.queue.size === 0;
   }
@@ -219,25 +220,9 @@ export class SqliteSink implements StoreSink {
         this.failures++;
         this.queue.requeue(batch);
         this.failing.failed(err, this.queue.dropped, this.queue.size, this.queue.limit);
-        if (!this.closed) this.schedule(this.intervalMs);
+        if (!this.closed) this.writes.schedule(this.intervalMs);
         return;
       }
     }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer && delayMs > 0) return;
-    this.cancelTimer();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.writeQueued();
-    }, delayMs);
-    // The log must not keep a finished process alive; shutdown calls close(), which flushes.
-    this.timer.unref();
-  }
-
-  private cancelTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
   }
 }

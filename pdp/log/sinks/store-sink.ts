@@ -74,3 +74,46 @@ export class StoreFailure {
     );
   }
 }
+
+/**
+ * When a store sink writes its queue next: after the batch window (a
+ * timer), or, for a full batch, as soon as the event loop runs
+ * (setImmediate, queued before the log worker's next slice of the ring:
+ * pipelines/worker.ts readRing), so a full batch is written before more
+ * events pile up behind it. A pending timer does not delay a full batch;
+ * a new event does not postpone a pending write.
+ */
+export class WriteSchedule {
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+
+  constructor(private readonly write: () => void) {}
+
+  /** `delayMs` 0: a full batch, at once; otherwise after `delayMs` unless a write is already scheduled. */
+  schedule(delayMs: number): void {
+    if (this.immediate) return;
+    if (delayMs > 0) {
+      if (this.timer) return;
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.write();
+      }, delayMs);
+      // The log must not keep a finished process alive; shutdown calls close(), which flushes.
+      this.timer.unref();
+      return;
+    }
+    this.cancel();
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      this.write();
+    });
+    this.immediate.unref();
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+    clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+  }
+}

@@ -183,6 +183,21 @@ test("an event too large for the ring is logged after the ones recorded before i
   expect(rows.map((r) => r.decision_id)).toEqual(ids);
 });
 
+test("a long run of events reaches the store while the worker reads it: the SQLite queue stays within one batch and a slice, nothing dropped", async () => {
+  // Read in one go, a run of events queued every one of them in the sink until its bound, which then
+  // dropped the oldest: here 3000 events against a bound of 120 (batches of 50, no timer write meanwhile).
+  const file = path.join(tempDir(), "decisions.db");
+  const log = createDecisionLog({ db: { file, batchSize: 50, bufferLimit: 120, flushIntervalMs: 60_000 } });
+  const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+  const engine = await Engine.load(bundleOf(), "test");
+  for (let i = 0; i < 3000; i++) decide(engine, deps, member());
+  await log.flush();
+  expect(log.stats()).toEqual(expect.objectContaining({ recorded: 3000, logged: 3000, internalErrors: 0, queued: 0 }));
+  expect(log.stats().sinks.sqlite).toEqual({ written: 3000, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+  await log.close();
+  expect((await logged(file)).size).toBe(1000); // queryDecisions' limit: the rows are there
+});
+
 describe("when the worker thread dies", () => {
   const source = { instanceId: "i-1", version: "0.0.0", labels: {}, bundleName: "portcullis" };
   const maskOptions = { maskEntrypoint: "system/log/mask", dropEntrypoint: "system/log/drop" };
