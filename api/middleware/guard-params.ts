@@ -42,8 +42,9 @@ export function guardParams(record: RouteRecord) {
   const declared = new Map(record.params.map((p) => [p.name, p]));
   return function guardParams(req: Request, res: Response, next: NextFunction): void {
     const state = stateOf(res);
-    for (const [name, value] of Object.entries(req.params as Record<string, string>)) {
-      const error = pathParamError(name, value);
+    const params = req.params as Record<string, string>;
+    for (const name in params) {
+      const error = pathParamError(name, params[name]);
       // An 8 KiB id is a bad parameter, not a bad body; recorded like the query's refusals.
       if (error) state.refusal ??= new Problem("invalid_param", { detail: `path parameter ${JSON.stringify(name)} ${error}`, extensions: { param: name } });
     }

@@ -94,7 +94,7 @@ export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: Securi
     record(res, state, false);
     metrics.count(state.route?.id, res.statusCode, state.problem);
     monitor.observe(state, res.statusCode);
-    logger({
+    const line: Record<string, unknown> = {
       level: res.statusCode >= 500 ? "error" : "info",
       event: "http.request",
       method: req.method,
@@ -111,8 +111,9 @@ export function logRequests(logger: ApiLogger, metrics: Metrics, monitor: Securi
       duration_ms: Number(process.hrtime.bigint() - state.started) / 1e6,
       client: state.client,
       has_authorization: req.headers.authorization !== undefined,
-      ...(state.testRun ? { test_run: state.testRun } : {}),
-    });
+    };
+    if (state.testRun) line.test_run = state.testRun;
+    logger(line);
   }
 
   /** The connection closed: when the response did not finish, the request was abandoned (its decision, if any, stays on the record with this outcome). */

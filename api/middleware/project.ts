@@ -22,7 +22,7 @@ export function project(_req: Request, res: Response): void {
   const result = state.result;
   const read = state.decision?.fields.read ?? [];
   if (!result) throw new Error("project without a result");
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+  if (result.headers) for (const name in result.headers) res.setHeader(name, result.headers[name]);
   if ("csv" in result.body) {
     const { view, rows, columns, filename } = result.body.csv;
     const cut = pick(view, read)[rows];

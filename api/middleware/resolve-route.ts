@@ -56,7 +56,7 @@ export function resolveRoute(record: RouteRecord, deps: ApiDeps) {
     if (versionFromAccept(req.headers.accept) !== undefined) state.mediaType = `application/vnd.portcullis.${version.name}+json`;
     res.setHeader("Api-Version", version.name);
     const lifecycle = lifecycleHeaders(version);
-    for (const [name, value] of Object.entries(lifecycle)) res.setHeader(name, value);
+    for (const name in lifecycle) res.setHeader(name, lifecycle[name]);
     if (lifecycle.Sunset !== undefined) successorLink(req, res, version, clock());
     next();
   };

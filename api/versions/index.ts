@@ -141,25 +141,38 @@ export function versionFromAccept(accept: string | undefined): string | undefine
   return undefined;
 }
 
+const CONFLICT = Symbol("version conflict");
+
+/** The version named so far and one more name (absent or empty: none), in lower case; CONFLICT when they differ. */
+function agree(sofar: string | undefined | typeof CONFLICT, name: string | undefined): string | undefined | typeof CONFLICT {
+  if (name === undefined || name === "" || sofar === CONFLICT) return sofar;
+  const lower = name.toLowerCase();
+  return sofar === undefined || sofar === lower ? lower : CONFLICT;
+}
+
 export function resolveVersion(
   catalog: VersionCatalog,
   named: { path?: string; header?: string; accept?: string },
   now: number = Date.now(),
 ): VersionResolution {
-  const fromAccept = versionFromAccept(named.accept);
-  const candidates = [named.path, named.header?.trim().toLowerCase(), fromAccept].filter((v): v is string => v !== undefined && v !== "");
-  const distinct = [...new Set(candidates.map((c) => c.toLowerCase()))];
-  if (distinct.length > 1) return { ok: false, problem: "version_conflict" };
-  const name = distinct[0] ?? catalog.default;
+  // The names given (path, header, Accept), in letter case: all must agree. No arrays: this runs on every request.
+  let given = agree(undefined, named.path);
+  given = agree(given, named.header?.trim());
+  given = agree(given, versionFromAccept(named.accept));
+  if (given === CONFLICT) return { ok: false, problem: "version_conflict" };
+  const name = given ?? catalog.default;
   const version = catalog.versions.find((v) => v.name === name);
   if (!version || version.state === "Unknown") return { ok: false, problem: "unknown_version", named: name };
   if (stateAt(version, now) === "Retired") return { ok: false, problem: "version_retired", named: name, version };
   return { ok: true, version };
 }
 
+/** What a Current version adds: nothing (one shared object, not one per request). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Deprecation / Sunset headers for a served version (none for Current ones). */
-export function lifecycleHeaders(v: VersionRecord): Record<string, string> {
-  if (v.state !== "Deprecated" && v.state !== "Zombie") return {};
+export function lifecycleHeaders(v: VersionRecord): Readonly<Record<string, string>> {
+  if (v.state !== "Deprecated" && v.state !== "Zombie") return NO_HEADERS;
   const headers: Record<string, string> = {};
   if (v.deprecated_at) headers.Deprecation = `@${Math.floor(Date.parse(v.deprecated_at) / 1000)}`;
   if (v.sunset) headers.Sunset = new Date(v.sunset).toUTCString();
