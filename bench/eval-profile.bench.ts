@@ -23,7 +23,8 @@
  * compiler and runtime built, e.g. from `git archive`), the same
  * policies compiled by that revision's compiler and runtime are timed too,
  * evaluate() against evaluate() in interleaved rounds (and the binary path
- * against the binary path when both revisions have it), so both see the same
+ * against the binary path when both revisions have it, and the plan alone:
+ * eval on a parsed input, with the heap bytes one plan allocates), so both see the same
  * machine load:
  *
  *   mkdir /tmp/base && git archive HEAD | tar -x -C /tmp/base && ln -s $PWD/node_modules /tmp/base/
@@ -240,6 +241,37 @@ function profile(name: string, policy: LoadedPolicy, entrypoint: number, input: 
   return { name, bytesIn: bytes.length, bytesOut: resultText.length, pieces };
 }
 
+/**
+ * The entrypoint's plan on `input`, parsed once into the policy's memory:
+ * `run` rewinds the heap to just above the parsed input and evaluates
+ * again (what profile() times as "plan"); `heapBytes` is what one plan
+ * allocates.
+ */
+function planRunner(policy: LoadedPolicy, entrypoint: number, input: unknown): { run: () => void; heapBytes: number } {
+  const sdk = policy as unknown as SdkInternals;
+  const ex = sdk.wasmInstance.exports as unknown as Exports;
+  const bytes = new TextEncoder().encode(JSON.stringify(input));
+  // Through OPA's ABI (the baseline's modules keep no runtime exports).
+  ex.opa_heap_ptr_set(sdk.dataHeapPtr);
+  const at = ex.opa_malloc(bytes.length);
+  new Uint8Array(sdk.mem.buffer).set(bytes, at);
+  const parsed = ex.opa_json_parse(at, bytes.length);
+  const ctx = ex.opa_eval_ctx_new();
+  ex.opa_eval_ctx_set_input(ctx, parsed);
+  ex.opa_eval_ctx_set_data(ctx, sdk.dataAddr);
+  ex.opa_eval_ctx_set_entrypoint(ctx, entrypoint);
+  const mark = ex.opa_heap_ptr_get();
+  ex.eval(ctx);
+  const heapBytes = ex.opa_heap_ptr_get() - mark;
+  return {
+    run: () => {
+      ex.opa_heap_ptr_set(mark);
+      ex.eval(ctx);
+    },
+    heapBytes,
+  };
+}
+
 async function load(wasm: Uint8Array, data: unknown, clock: EvaluationClock): Promise<LoadedPolicy> {
   const policy = await loadPolicy(wasm, undefined, clock.builtins());
   policy.setData(data as object);
@@ -358,6 +390,17 @@ async function main(): Promise<void> {
         () => is(inputs[k++ % inputs.length], ep),
       );
       console.log(`${name.padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)`);
+    }
+    // The plan alone, the part a compiler or runtime change moves: the rest of
+    // evaluate() (JSON on both sides, the SDK's copies) is the same code in
+    // both trees and only adds noise to their ratio.
+    console.log(`\nplan alone µs (eval on a parsed input, heap rewound each call), baseline vs this tree, interleaved rounds:`);
+    for (const [name, before, after, ep, input] of cases.slice(1)) {
+      const [was, is] = [planRunner(before, ep, input), planRunner(after, ep, input)];
+      const [b, a] = timePair(was.run, is.run);
+      console.log(
+        `${name.padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)  heap bytes per plan ${was.heapBytes} -> ${is.heapBytes}`,
+      );
     }
   }
 
