@@ -14,7 +14,7 @@
  * are all importable from here.
  */
 
-import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairs, setFromItems, SetV, valueArrayFrom, valueArrayWithCapacity } from "./value";
+import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairSlots, setFromItems, SetV, valueArrayFrom, valueArrayWithCapacity } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { internedAscii } from "./intern";
 
@@ -204,10 +204,9 @@ class Parser {
       if (this.eat(0x7d)) break;
       return null;
     }
-    const keys = this.take(base, 0, 2);
-    const vals = this.take(base, 1, 2);
+    const obj = objectFromPairSlots(this.stack + (<usize>base << alignof<usize>()), (this.top - base) >> 1);
     this.top = base;
-    return objectFromPairs(keys, vals);
+    return obj;
   }
 
   setRest(first: Value, depth: i32): SetV | null {
@@ -236,7 +235,21 @@ class Parser {
     let escapes = false;
     let ascii = true;
     while (true) {
-      if (p >= end) return null;
+      if (p + 8 <= end) {
+        // Eight bytes at a time while none is special: a quote, a backslash,
+        // a control character or a non-ASCII byte. The lowest byte flagged
+        // is always a special one (the tests below may also flag a byte
+        // above a special one, never one below), so it is the next to read.
+        const x = load<u64>(p);
+        const q = x ^ 0x2222222222222222;
+        const b = x ^ 0x5c5c5c5c5c5c5c5c;
+        const special = (((q - 0x0101010101010101) & ~q) | ((b - 0x0101010101010101) & ~b) | ((x - 0x2020202020202020) & ~x) | x) & 0x8080808080808080;
+        if (special == 0) {
+          p += 8;
+          continue;
+        }
+        p += <usize>(ctz(special) >> 3);
+      } else if (p >= end) return null;
       const c = load<u8>(p);
       if (c == 0x22) break;
       if (c < 0x20) return null; // raw control characters are not allowed

@@ -439,6 +439,56 @@ export function objectFromPairs(keys: Array<Value>, vals: Array<Value>): ObjV {
 }
 
 /**
+ * An object from n (key, value) pairs stored one after the other at `pairs`
+ * (addresses: key, value, key, value...), as the JSON parser leaves them on
+ * its stack; a later duplicate key's value wins. The pairs are sorted in
+ * place there (insertion: already-sorted keys, the common case, cost one
+ * comparison each), so the two arrays
+ * are built once, of exactly their final size. String keys are compared
+ * without going through compare()'s dispatch on kinds.
+ */
+export function objectFromPairSlots(pairs: usize, n: i32): ObjV {
+  const slot = sizeof<usize>();
+  const pair = slot << 1;
+  if (n > SMALL_OBJECT) return objectFromPairs(valueArrayFrom(pairs, n, pair), valueArrayFrom(pairs + slot, n, pair));
+  let m = 0; // pairs in the sorted, duplicate-free prefix
+  for (let i = 0; i < n; i++) {
+    const at = pairs + <usize>i * pair;
+    const k = load<usize>(at);
+    const v = load<usize>(at, slot);
+    let j = m - 1;
+    let c = 1;
+    while (j >= 0) {
+      c = compareKeys(changetype<Value>(load<usize>(pairs + <usize>j * pair)), changetype<Value>(k));
+      if (c <= 0) break;
+      j--;
+    }
+    if (j >= 0 && c == 0) {
+      store<usize>(pairs + <usize>j * pair, v, slot);
+      continue;
+    }
+    // m <= i: the pairs moved up were all read already.
+    for (let t = m; t > j + 1; t--) {
+      const from = pairs + <usize>(t - 1) * pair;
+      store<usize>(from + pair, load<usize>(from));
+      store<usize>(from + pair, load<usize>(from, slot), slot);
+    }
+    const to = pairs + <usize>(j + 1) * pair;
+    store<usize>(to, k);
+    store<usize>(to, v, slot);
+    m++;
+  }
+  return new ObjV(valueArrayFrom(pairs, m, pair), valueArrayFrom(pairs + slot, m, pair));
+}
+
+/** compare() for object keys, strings (nearly all keys) settled without its dispatch. */
+// @ts-ignore: decorator
+@inline function compareKeys(a: Value, b: Value): i32 {
+  if (a.kind == T_STRING && b.kind == T_STRING) return compareStringsQuick(changetype<StrV>(a).value, changetype<StrV>(b).value);
+  return compare(a, b);
+}
+
+/**
  * Objects up to this many keys (nearly every object in a decision input)
  * are sorted by insertion in place: no index arrays and no copies, and
  * already-sorted keys cost one comparison each.

@@ -92,6 +92,27 @@ describe("JSON parsing", () => {
     }
   });
 
+  test("long strings with a special byte anywhere across eight-byte blocks", () => {
+    const plain = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
+    for (const special of ['"', "\\", "\u001f", " ", "!", "#", "[", "]", "\u007f", "é", "😀"]) {
+      for (let at = 0; at <= plain.length; at++) {
+        const value = plain.slice(0, at) + special + plain.slice(at) + special;
+        expect(rt.json(rt.valueText(JSON.stringify(value)))).toBe(value);
+      }
+    }
+    // A raw control character or a byte above 0x7f at any offset of a long string.
+    for (let at = 0; at < 40; at++) {
+      const bytes = Buffer.from(`"${plain.slice(0, 40)}"`);
+      bytes[1 + at] = 0xff;
+      const addr = rt.call("opa_malloc", bytes.length);
+      new Uint8Array(rt.memory.buffer).set(bytes, addr);
+      expect(rt.json(rt.call("opa_json_parse", addr, bytes.length))).toBe(plain.slice(0, at) + "\ufffd" + plain.slice(at + 1, 40));
+      bytes[1 + at] = 0x0a;
+      new Uint8Array(rt.memory.buffer).set(bytes, addr);
+      expect(rt.call("opa_json_parse", addr, bytes.length)).toBe(0);
+    }
+  });
+
   test("invalid UTF-8 bytes become U+FFFD", () => {
     const bytes = Uint8Array.from([0x22, 0x61, 0xff, 0x62, 0xc3, 0x22]); // "a\xffb\xc3"
     const addr = rt.call("opa_malloc", bytes.length);
@@ -106,6 +127,44 @@ describe("JSON parsing", () => {
 
   test("objects print in sorted key order (byte order of UTF-8)", () => {
     expect(roundTrip('{"b":1,"a":2,"é":3,"😀":4,"\uffff":5,"B":6}')).toBe('{"B":6,"a":2,"b":1,"é":3,"\uffff":5,"😀":4}');
+  });
+
+  test("keys in any order, with duplicates and non-ASCII keys, sort and keep the last value", () => {
+    // The parser sorts an object's pairs where it collected them: sorted keys (the fast
+    // case), reversed, shuffled, duplicated (adjacent or not), escaped, non-ASCII, and
+    // sizes on both sides of the 32 keys sorted by insertion, against a JS model.
+    const names = ["a", "b", "id", "actor", "action", "B", "é", "中", "😀", "\uffff", "", "a\u0000", "ab", "aa", "route", "z".repeat(40)];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    for (let round = 0; round < 300; round++) {
+      const n = round < 40 ? round : random(70);
+      const pairs: Array<[string, number]> = [];
+      for (let i = 0; i < n; i++) pairs.push([random(3) === 0 ? names[random(names.length)]! : `k${random(60)}`, i]);
+      if (round % 3 === 0) pairs.sort(([a], [b]) => utf8Order(a, b));
+      if (round % 3 === 1) pairs.sort(([a], [b]) => utf8Order(b, a));
+      const model = new Map<string, number>();
+      for (const [k, v] of pairs) model.set(k, v);
+      const want =
+        "{" +
+        [...model.keys()]
+          .sort(utf8Order)
+          .map((k) => `${JSON.stringify(k)}:${model.get(k)}`)
+          .join(",") +
+        "}";
+      const text = "{" + pairs.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(", ") + "}";
+      expect(roundTrip(text)).toBe(want);
+      expect(rt.jsonText(rt.rego(text))).toBe(want);
+    }
+  });
+
+  test("nested objects sort their own pairs only", () => {
+    expect(roundTrip('{"z": {"b": 1, "a": 2}, "a": {"d": 1, "c": {"y": 0, "x": 1}, "d": 3}, "m": {}}')).toBe(
+      '{"a":{"c":{"x":1,"y":0},"d":3},"m":{},"z":{"a":2,"b":1}}',
+    );
   });
 });
 
@@ -201,6 +260,10 @@ describe("Rego literals", () => {
   ])("%s", (text, wantRego, wantJson) => {
     expect(rego(text)).toBe(wantRego);
     expect(rt.jsonText(rt.rego(text))).toBe(wantJson);
+  });
+
+  test("keys of mixed kinds sort in Rego's order, a duplicate keeping the last value", () => {
+    expect(rego('{"b": 1, 2: "x", "a": 3, 2: "y", "b": 4, null: 0, [1]: 5, 1.5: 6, "b": 7}')).toBe('{null: 0, 1.5: 6, 2: "y", "a": 3, "b": 7, [1]: 5}');
   });
 
   test("non-string keys that print alike collide in JSON, as in Go", () => {
