@@ -242,20 +242,28 @@ function profile(name: string, policy: LoadedPolicy, entrypoint: number, input: 
 }
 
 /**
+ * The input's JSON text written at the data heap top through OPA's ABI (the
+ * baseline's modules keep no runtime exports), the heap rewound first.
+ */
+function inputText(policy: LoadedPolicy, input: unknown): { sdk: SdkInternals; ex: Exports; at: number; length: number } {
+  const sdk = policy as unknown as SdkInternals;
+  const ex = sdk.wasmInstance.exports as unknown as Exports;
+  const bytes = new TextEncoder().encode(JSON.stringify(input));
+  ex.opa_heap_ptr_set(sdk.dataHeapPtr);
+  const at = ex.opa_malloc(bytes.length);
+  new Uint8Array(sdk.mem.buffer).set(bytes, at);
+  return { sdk, ex, at, length: bytes.length };
+}
+
+/**
  * The entrypoint's plan on `input`, parsed once into the policy's memory:
  * `run` rewinds the heap to just above the parsed input and evaluates
  * again (what profile() times as "plan"); `heapBytes` is what one plan
  * allocates.
  */
 function planRunner(policy: LoadedPolicy, entrypoint: number, input: unknown): { run: () => void; heapBytes: number } {
-  const sdk = policy as unknown as SdkInternals;
-  const ex = sdk.wasmInstance.exports as unknown as Exports;
-  const bytes = new TextEncoder().encode(JSON.stringify(input));
-  // Through OPA's ABI (the baseline's modules keep no runtime exports).
-  ex.opa_heap_ptr_set(sdk.dataHeapPtr);
-  const at = ex.opa_malloc(bytes.length);
-  new Uint8Array(sdk.mem.buffer).set(bytes, at);
-  const parsed = ex.opa_json_parse(at, bytes.length);
+  const { sdk, ex, at, length } = inputText(policy, input);
+  const parsed = ex.opa_json_parse(at, length);
   const ctx = ex.opa_eval_ctx_new();
   ex.opa_eval_ctx_set_input(ctx, parsed);
   ex.opa_eval_ctx_set_data(ctx, sdk.dataAddr);
@@ -279,18 +287,13 @@ function planRunner(policy: LoadedPolicy, entrypoint: number, input: unknown): {
  * parse allocates (less for every string found among the policy's constants).
  */
 function parseRunner(policy: LoadedPolicy, input: unknown): { run: () => void; heapBytes: number } {
-  const sdk = policy as unknown as SdkInternals;
-  const ex = sdk.wasmInstance.exports as unknown as Exports;
-  const bytes = new TextEncoder().encode(JSON.stringify(input));
-  ex.opa_heap_ptr_set(sdk.dataHeapPtr);
-  const at = ex.opa_malloc(bytes.length);
-  new Uint8Array(sdk.mem.buffer).set(bytes, at);
+  const { ex, at, length } = inputText(policy, input);
   const mark = ex.opa_heap_ptr_get();
-  if (ex.opa_value_parse(at, bytes.length) === 0) throw new Error("the input did not parse");
+  if (ex.opa_value_parse(at, length) === 0) throw new Error("the input did not parse");
   return {
     run: () => {
       ex.opa_heap_ptr_set(mark);
-      ex.opa_value_parse(at, bytes.length);
+      ex.opa_value_parse(at, length);
     },
     heapBytes: ex.opa_heap_ptr_get() - mark,
   };
