@@ -22,10 +22,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../api/app";
-import { main } from "../../cli";
 import { decide } from "../../pdp/decide";
 import type { DecisionInput } from "../../pdp/types";
 import { startHarness, type Harness } from "../api/harness";
+import { runCli } from "../inventory/cli-helper";
+import { member } from "../pdp/fixtures";
 import { loadPage, screenshot } from "../matrix/chromium";
 
 let h: Harness;
@@ -47,30 +48,11 @@ const ALLOW = at("decision.rego", /^decision := \{/, /"allow": true/);
 /** The outcome branch giving `reason`, whose condition's first line matches `condition`. */
 const branch = (reason: string, condition?: RegExp) => at("decision.rego", new RegExp(`"reason": "?${reason}"?\\}`), condition);
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const spy = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const spyErr = jest.spyOn(console, "error").mockImplementation((...a: unknown[]) => void err.push(a.join(" ")));
-  try {
-    return { code: await main(argv), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    spy.mockRestore();
-    spyErr.mockRestore();
-  }
-}
-
-const explain = (id: string, ...more: string[]) => cli("decisions", "--db", path.join(h.dir, "decisions.db"), "--id", id, "--explain", ...more);
+/** `decisions --explain` in process: the CLI entry point, its stdout and stderr captured (test/inventory/cli-helper.ts). */
+const explain = (id: string, ...more: string[]) => runCli(["decisions", "--db", path.join(h.dir, "decisions.db"), "--id", id, "--explain", ...more]);
 
 /** A member of t_acme reading one of its invoices: each deny case changes one thing. */
-const MEMBER: DecisionInput = {
-  actor: { id: "u_alice", tenant: "t_acme", roles: ["member"] },
-  action: "read",
-  resource: { type: "invoice", id: "inv_1" },
-  route: { id: "invoices.get", method: "GET", version: "v2" },
-  fields: { submitted: [] },
-  params: [],
-};
+const MEMBER: DecisionInput = member();
 const DIRECT: Record<string, DecisionInput> = {
   noPolicy: { ...MEMBER, route: { ...MEMBER.route, id: "invoices.nope" } },
   method: { ...MEMBER, route: { ...MEMBER.route, method: "DELETE" } },
@@ -156,17 +138,17 @@ afterAll(async () => {
 test("an allow: the allow body of the decision, then the outcome branch and the rules it read, with their source lines and inputs", async () => {
   const r = await explain(ids.allow);
   expect(r.code).toBe(0);
-  expect(r.out).toContain("recorded: allow 200 allowed");
+  expect(r.stdout).toContain("recorded: allow 200 allowed");
   const [, row] = ALLOW.split(":");
-  expect(r.out).toContain(`decided by:\n  data.portcullis.decision  ${ALLOW}\n    ${row} | decision := {`);
+  expect(r.stdout).toContain(`decided by:\n  data.portcullis.decision  ${ALLOW}\n    ${row} | decision := {`);
   // The last branch of the chain ("allowed") was taken, and the allow body read the grant that holds.
-  expect(r.out).toContain(`  data.portcullis.outcome  ${at("decision.rego", /^\} else := \{"status": 200, "reason": "allowed"\}/)}  (else branch)`);
-  expect(r.out).toMatch(
+  expect(r.stdout).toContain(`  data.portcullis.outcome  ${at("decision.rego", /^\} else := \{"status": 200, "reason": "allowed"\}/)}  (else branch)`);
+  expect(r.stdout).toMatch(
     new RegExp(`  data\\.portcullis\\.grant  ${at("routes.rego", /^grant := /)}\\n    \\d+ \\| grant := route_policy\\.grants\\[grant_role\\]`),
   );
-  expect(r.out).toContain(`  data.portcullis.route_policy  ${at("routes.rego", /^route_policy := /)}`);
-  expect(r.out).toContain('    reads input.route.id = "invoices.get"');
-  expect(r.out).not.toContain("evaluated again");
+  expect(r.stdout).toContain(`  data.portcullis.route_policy  ${at("routes.rego", /^route_policy := /)}`);
+  expect(r.stdout).toContain('    reads input.route.id = "invoices.get"');
+  expect(r.stdout).not.toContain("evaluated again");
 });
 
 describe("each kind of deny names the deny body and the branch that gave the reason", () => {
@@ -237,17 +219,17 @@ describe("each kind of deny names the deny body and the branch that gave the rea
   test.each(cases)("%s: %s", async (name, answer, outcomeAt, more) => {
     const r = await explain(ids[name]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain(`recorded: ${answer}`);
-    expect(r.out).toContain(`decided by:\n  data.portcullis.decision  ${DENY}\n`);
+    expect(r.stdout).toContain(`recorded: ${answer}`);
+    expect(r.stdout).toContain(`decided by:\n  data.portcullis.decision  ${DENY}\n`);
     // The first branch is the outcome rule's own body; every later one is an else branch.
     const kind = outcomeAt === branch("no_policy") ? "" : "  (else branch)";
-    expect(r.out).toContain(`depends on (rule bodies that succeeded, each read by one above it):\n  data.portcullis.outcome  ${outcomeAt}${kind}\n`);
-    for (const line of more) expect(r.out).toContain(line);
+    expect(r.stdout).toContain(`depends on (rule bodies that succeeded, each read by one above it):\n  data.portcullis.outcome  ${outcomeAt}${kind}\n`);
+    for (const line of more) expect(r.stdout).toContain(line);
   });
 
   test("the trail is in the logged event itself (custom.trail, OPA's extras), as rule and file:line", async () => {
-    const r = await cli("decisions", "--db", path.join(h.dir, "decisions.db"), "--id", ids.role, "--json");
-    const event = JSON.parse(r.out) as { custom?: { trail?: Array<{ rule: string; at: string; kind?: string; failed?: string[] }> } };
+    const r = await runCli(["decisions", "--db", path.join(h.dir, "decisions.db"), "--id", ids.role, "--json"]);
+    const event = JSON.parse(r.stdout) as { custom?: { trail?: Array<{ rule: string; at: string; kind?: string; failed?: string[] }> } };
     expect(event.custom?.trail?.slice(0, 2)).toEqual([
       { rule: "portcullis.decision", at: DENY },
       { rule: "portcullis.outcome", at: branch("role_required"), kind: "else", failed: ["portcullis.grant"] },
@@ -265,27 +247,27 @@ test("refusals made before the policy was asked, and the PDP's own deny, say tha
   ]) {
     const r = await explain(ids[name]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(new RegExp(`refused before the policy was asked, no rule decided: .*"stage":"${stage}"`));
+    expect(r.stdout).toMatch(new RegExp(`refused before the policy was asked, no rule decided: .*"stage":"${stage}"`));
   }
   const param = await explain(ids.securityParam);
-  expect(param.out).toContain("recorded: allow 200 allowed\nthe client got: GET /invoices/inv_alice_1 -> 400 invalid_param");
+  expect(param.stdout).toContain("recorded: allow 200 allowed\nthe client got: GET /invoices/inv_alice_1 -> 400 invalid_param");
   const r = await explain(ids.noBundle);
-  expect(r.out).toContain("recorded: deny - policy_unavailable");
-  expect(r.out).toContain("the PDP denied on its own (policy_unavailable: no policy bundle is active): no rule decided");
+  expect(r.stdout).toContain("recorded: deny - policy_unavailable");
+  expect(r.stdout).toContain("the PDP denied on its own (policy_unavailable: no policy bundle is active): no rule decided");
 });
 
 test("an input value the log's mask rewrote is shown as logged, and flagged", async () => {
   const r = await explain(ids.maskedRead);
-  expect(r.out).toContain("recorded: deny 403 field_not_writable");
-  expect(r.out).toContain('    reads input.fields.submitted = ["displayName","[REDACTED]"]  (masked in the log)');
+  expect(r.stdout).toContain("recorded: deny 403 field_not_writable");
+  expect(r.stdout).toContain('    reads input.fields.submitted = ["displayName","[REDACTED]"]  (masked in the log)');
 });
 
 test("without the bundle that decided at hand, the trail is still named, without source lines", async () => {
   process.env.PORTCULLIS_BUNDLE = path.join(h.dir, "absent.tar.gz");
   try {
     const r = await explain(ids.role);
-    expect(r.out).toContain(`source lines not shown: no bundle at ${path.join(h.dir, "absent.tar.gz")}`);
-    expect(r.out).toContain(`decided by:\n  data.portcullis.decision  ${DENY}\ndepends on`);
+    expect(r.stdout).toContain(`source lines not shown: no bundle at ${path.join(h.dir, "absent.tar.gz")}`);
+    expect(r.stdout).toContain(`decided by:\n  data.portcullis.decision  ${DENY}\ndepends on`);
   } finally {
     process.env.PORTCULLIS_BUNDLE = path.join(h.dir, "bundle.tar.gz");
   }
@@ -301,7 +283,7 @@ test("--html: the same trail as a self-contained page, rendered by chromium", as
   expect(messages).toEqual([]);
   expect(dom).toContain("deny 404 not_found");
   const shown = [...dom.matchAll(/<li[^>]*data-rule="([^"]+)" data-at="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
-  const printed = [...r.out.matchAll(/^ {2}data\.(\S+) {2}(\S+)/gm)].map((m) => `${m[1]} ${m[2]}`);
+  const printed = [...r.stdout.matchAll(/^ {2}data\.(\S+) {2}(\S+)/gm)].map((m) => `${m[1]} ${m[2]}`);
   expect(shown).toEqual(printed);
   expect(shown).toContain(`portcullis.foreign_tenant ${at("tenancy.rego", /^foreign_tenant if/)}`);
   expect(dom).toMatch(/data-read="input.resource.tenant"><td><code>input.resource.tenant<\/code><\/td><td><code>"t_other"<\/code>/);
