@@ -13,7 +13,8 @@
  * database PORTCULLIS_DATABASE_URL names (a cluster's instances count into
  * it together), else from var/portcullis.db when it exists (the counts
  * `portcullis serve` keeps), and from any --log files of
- * the API's JSON request lines. Progress goes to stderr; the report to
+ * the API's JSON request lines (their actors classed by the users table of
+ * that same store). Progress goes to stderr; the report to
  * stdout (table, or --json), or to --html FILE. --check exits 1 when any
  * finding is unacknowledged (inventory/acknowledgements.yaml) or an
  * acknowledgement has expired. --gateway, --schemas, --code and --acks
@@ -23,37 +24,43 @@
 import * as fs from "node:fs";
 import { ROUTES } from "../api/registry/routes";
 import { DEFAULT_BUNDLE_FILE } from "../config";
-import { DEFAULT_DB_FILE, openDatabase, type ActorClass } from "../db";
+import { DEFAULT_DB_FILE, type ActorClass } from "../db";
 import { runInventory } from "../inventory";
 import { inventoryHtml } from "../inventory/report/html";
 import { stderrProgress } from "../inventory/report/progress";
 import { inventoryTable } from "../inventory/report/table";
-import { importJsonLog, readTrafficDb, readTrafficPg, type TrafficSource } from "../inventory/sources/traffic";
+import { countsStore, readCounts, type CountsStoreRef } from "../inventory/sources/store";
+import { countRequestEvents, readTraffic, requestEvents, type TrafficSource } from "../inventory/sources/traffic";
 import { remoteTarget, startInProcess, type Target } from "../inventory/target";
 import { one, parseArgs, UsageError, type ParsedArgs } from "./args";
 
 export const INVENTORY_USAGE =
   "inventory [--base-url URL] [--json | --html FILE] [--check] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE] [--gateway FILE] [--schemas DIR] [--code DIR] [--acks FILE]";
 
-/** Traffic over the last 90 days (the staleness horizon) from the service database and access logs. */
+/**
+ * Traffic over the last 90 days (the staleness horizon) from the service's
+ * store (--db, else PORTCULLIS_DATABASE_URL, else the default file:
+ * inventory/sources/store.ts) and access logs, whose actors are classed by
+ * the users table of that same store.
+ */
 export async function loadTraffic(args: ParsedArgs, now: Date, env: NodeJS.ProcessEnv = process.env): Promise<TrafficSource> {
   const since = new Date(now.getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
   const explicitDb = one(args, "db");
-  const dbFile = explicitDb ?? DEFAULT_DB_FILE;
-  const databaseUrl = explicitDb === undefined ? env.PORTCULLIS_DATABASE_URL || undefined : undefined;
+  const store = countsStore(explicitDb, DEFAULT_DB_FILE, env);
   const out: TrafficSource = { observations: [], from: [], notes: [] };
-  if (databaseUrl !== undefined || explicitDb !== undefined || fs.existsSync(dbFile)) {
-    const t = databaseUrl !== undefined ? await readTrafficPg(databaseUrl, since) : readTrafficDb(dbFile, since);
+  // The default file, when there is none, is not a source anyone asked for: no note.
+  if (store.kind === "postgres" || explicitDb !== undefined || fs.existsSync(store.file)) {
+    const t = await readTraffic(store, since);
     out.observations.push(...t.observations);
     out.from.push(...t.from);
     out.notes.push(...t.notes);
   }
-  const logs = args.values.get("log") ?? [];
+  const logs = (args.values.get("log") ?? []).map((file) => ({ file, log: requestEvents(fs.readFileSync(file, "utf8")) }));
   if (logs.length > 0) {
-    const classOf = roleLookup(dbFile);
+    const classes = await actorClasses(store, new Set(logs.flatMap(({ log }) => log.events.map((e) => e.actor))));
     const templates = [...new Set(ROUTES.flatMap((r) => r.paths))];
-    for (const file of logs) {
-      const t = importJsonLog(fs.readFileSync(file, "utf8"), templates, classOf, file);
+    for (const { file, log } of logs) {
+      const t = countRequestEvents(log, templates, classes && ((id) => classes.get(id)), file);
       out.observations.push(...t.observations.filter((o) => o.lastSeen.slice(0, 10) >= since));
       out.from.push(...t.from);
       out.notes.push(...t.notes);
@@ -62,22 +69,18 @@ export async function loadTraffic(args: ParsedArgs, now: Date, env: NodeJS.Proce
   return out;
 }
 
-/** Actor id -> class through the users table, when the database is there. */
-function roleLookup(dbFile: string): ((id: string) => ActorClass | undefined) | undefined {
-  if (!fs.existsSync(dbFile)) return undefined;
-  try {
-    const db = openDatabase(dbFile, { readonly: true });
-    const cache = new Map<string, ActorClass | undefined>();
-    return (id) => {
-      if (!cache.has(id)) {
-        const role = db.users.findIdentity(id)?.role;
-        cache.set(id, role === "admin" || role === "support" || role === "member" ? role : undefined);
-      }
-      return cache.get(id);
-    };
-  } catch {
-    return undefined;
-  }
+/** Actor id -> class through the store's users table; undefined when there is no store to ask (every actor then counts as a member). */
+async function actorClasses(store: CountsStoreRef, ids: Set<string>): Promise<Map<string, ActorClass> | undefined> {
+  ids.delete("anonymous");
+  const got = await readCounts(store, "users table", async (s) => {
+    const classes = new Map<string, ActorClass>();
+    for (const id of ids) {
+      const role = (await s.users.findIdentity(id))?.role;
+      if (role === "admin" || role === "support" || role === "member") classes.set(id, role);
+    }
+    return classes;
+  });
+  return "note" in got ? undefined : got.value;
 }
 
 export async function openTarget(args: ParsedArgs): Promise<Target> {

@@ -5,7 +5,9 @@
  * commonly guessed version, counted traffic over the removal window, and the
  * parity check between reachable versions; and who still calls the
  * Deprecated and Zombie versions (per actor and client, over the removal
- * window, from the database's `version_callers`).
+ * window, from the database's `version_callers`: the SQLite file --db
+ * names, else the PostgreSQL database PORTCULLIS_DATABASE_URL names, else
+ * var/portcullis.db).
  *
  *   portcullis versions [--json | --html FILE] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]
  *
@@ -28,6 +30,7 @@ import { assessVersions } from "../inventory/versions";
 import { readDeclared, DEFAULT_REMOVAL } from "../inventory/versions/lifecycle";
 import { callersTable, readVersionCallers } from "../inventory/versions/callers";
 import { DEFAULT_DB_FILE } from "../db";
+import { countsStore } from "../inventory/sources/store";
 import { one, parseArgs, UsageError } from "./args";
 import { loadTraffic, openTarget } from "./inventory";
 
@@ -46,7 +49,9 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   const declared = readDeclared(loadVersions());
   const windowDays = (declared.removal ?? DEFAULT_REMOVAL).window_days;
   const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString().slice(0, 10);
-  const { callers, notes: callerNotes } = readVersionCallers(one(args, "db") ?? DEFAULT_DB_FILE, since);
+  // Callers and trend from the store the traffic came from (--db, else PORTCULLIS_DATABASE_URL, else the default file).
+  const store = countsStore(one(args, "db"), DEFAULT_DB_FILE);
+  const { callers, notes: callerNotes } = await readVersionCallers(store, since);
   const target = await openTarget(args);
   let assessment;
   try {
@@ -62,7 +67,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   }
   const { lifecycle, parity } = assessment;
   if (args.switches.has("json") || html !== undefined) {
-    const trend = readVersionTrend(one(args, "db") ?? DEFAULT_DB_FILE, since, now.toISOString().slice(0, 10));
+    const trend = await readVersionTrend(store, since, now.toISOString().slice(0, 10));
     const report: LifecycleReport = {
       generatedAt: now.toISOString(),
       target: target.label,

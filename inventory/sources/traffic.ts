@@ -16,14 +16,13 @@
  *   members). A successful answer on a path no template matches is kept
  *   under its raw path: exactly the shadow signal the inventory is for.
  *
- *   readTrafficDb("var/portcullis.db", "2026-08-23")
- *   await readTrafficPg(process.env.PORTCULLIS_DATABASE_URL, "2026-08-23")
+ *   await readTraffic({ kind: "sqlite", file: "var/portcullis.db" }, "2026-08-23")
+ *   await readTraffic({ kind: "postgres", url: process.env.PORTCULLIS_DATABASE_URL }, "2026-08-23")
  *   importJsonLog(text, templates, (id) => "admin")
  */
-import * as fs from "node:fs";
-import { openDatabase, type ActorClass } from "../../db";
-import { openPgStore } from "../../db/pg";
+import type { ActorClass } from "../../db";
 import type { TrafficRow } from "../../db/traffic";
+import { readCounts, type CountsStoreRef } from "./store";
 
 export interface Observation {
   method: string;
@@ -43,40 +42,16 @@ export interface TrafficSource {
   notes: string[];
 }
 
-/** Reads the counts since `since` (YYYY-MM-DD) from a service database; absent or older files give a note, not an error. */
-export function readTrafficDb(file: string, since: string): TrafficSource {
-  if (!fs.existsSync(file)) return { observations: [], from: [], notes: [`no traffic database at ${file}`] };
-  let db;
-  try {
-    db = openDatabase(file, { readonly: true });
-  } catch (err) {
-    return { observations: [], from: [], notes: [`traffic database ${file} unreadable: ${err instanceof Error ? err.message : String(err)}`] };
-  }
-  try {
-    return { observations: db.traffic.summary({ since }).map(observationOf), from: [file], notes: [] };
-  } finally {
-    db.close();
-  }
-}
-
 /**
- * The same counts from a PostgreSQL data store, as the service role (the
- * counts are no tenant's rows); an unreachable database gives a note, not
- * an error, like a missing file. The URL is reported without credentials.
+ * Reads the counts since `since` (YYYY-MM-DD) from the store `ref` names
+ * (./store.ts: a SQLite file, read-only, or the PostgreSQL database every
+ * instance counts into, as the service role); a missing or unreadable store
+ * is a note, not an error.
  */
-export async function readTrafficPg(url: string, since: string): Promise<TrafficSource> {
-  const where = describeDatabase(url);
-  let store;
-  try {
-    store = await openPgStore({ url });
-  } catch (err) {
-    return { observations: [], from: [], notes: [`traffic database ${where} unreadable: ${err instanceof Error ? err.message : String(err)}`] };
-  }
-  try {
-    return { observations: (await store.traffic.summary({ since })).map(observationOf), from: [where], notes: [] };
-  } finally {
-    await store.close();
-  }
+export async function readTraffic(ref: CountsStoreRef, since: string): Promise<TrafficSource> {
+  const got = await readCounts(ref, "traffic database", (store) => store.traffic.summary({ since }));
+  if ("note" in got) return { observations: [], from: [], notes: [got.note] };
+  return { observations: got.value.map(observationOf), from: [got.from], notes: [] };
 }
 
 function observationOf(r: TrafficRow): Observation {
@@ -93,15 +68,6 @@ function observationOf(r: TrafficRow): Observation {
 }
 
 /** `postgres://user:pw@host:5432/db?x` -> `postgres://host:5432/db`: safe for a report. */
-function describeDatabase(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return "<invalid database URL>";
-  }
-}
-
 /** Matches a concrete path to the most specific template (literal segments before parameters). */
 export function templateMatcher(templates: string[]): (p: string) => { template: string; version?: string } | undefined {
   const compiled = templates.map((t) => {
@@ -131,10 +97,19 @@ export function templateMatcher(templates: string[]): (p: string) => { template:
   };
 }
 
-/** Imports the API's JSON log lines; lines that are not request events are skipped and counted in a note. */
-export function importJsonLog(text: string, templates: string[], classOf?: (actorId: string) => ActorClass | undefined, label = "log"): TrafficSource {
-  const match = templateMatcher(templates);
-  const sums = new Map<string, Observation>();
+/** One request event of the API's JSON log (api/middleware/log.ts), as read from a line. */
+export interface RequestEvent {
+  method: string;
+  path: string;
+  status: number;
+  version?: string;
+  actor: string;
+  time?: string;
+}
+
+/** The request events of a JSON log, and how many lines were something else (not JSON, not a request event). */
+export function requestEvents(text: string): { events: RequestEvent[]; skipped: number } {
+  const events: RequestEvent[] = [];
   let skipped = 0;
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
@@ -149,12 +124,33 @@ export function importJsonLog(text: string, templates: string[], classOf?: (acto
       skipped++;
       continue;
     }
+    events.push({
+      method: e.method,
+      path: e.path,
+      status: e.status,
+      version: typeof e.version === "string" ? e.version : undefined,
+      actor: typeof e.actor === "string" ? e.actor : "anonymous",
+      time: typeof e.time === "string" ? e.time : undefined,
+    });
+  }
+  return { events, skipped };
+}
+
+/** Counts a log's request events per method, template, version, status and actor class (unknown actors count as members). */
+export function countRequestEvents(
+  log: { events: RequestEvent[]; skipped: number },
+  templates: string[],
+  classOf?: (actorId: string) => ActorClass | undefined,
+  label = "log",
+): TrafficSource {
+  const match = templateMatcher(templates);
+  const sums = new Map<string, Observation>();
+  for (const e of log.events) {
     const m = match(e.path);
     const template = m ? m.template : e.status < 400 ? e.path : "(unmatched)";
-    const version = typeof e.version === "string" ? e.version : (m?.version ?? "");
-    const actor = typeof e.actor === "string" ? e.actor : "anonymous";
-    const actorClass: ActorClass = actor === "anonymous" ? "anonymous" : (classOf?.(actor) ?? "member");
-    const at = typeof e.time === "string" && !Number.isNaN(Date.parse(e.time)) ? new Date(e.time).toISOString() : new Date(0).toISOString();
+    const version = e.version ?? m?.version ?? "";
+    const actorClass: ActorClass = e.actor === "anonymous" ? "anonymous" : (classOf?.(e.actor) ?? "member");
+    const at = e.time !== undefined && !Number.isNaN(Date.parse(e.time)) ? new Date(e.time).toISOString() : new Date(0).toISOString();
     const key = [e.method, template, version, e.status, actorClass].join("\u0000");
     const prev = sums.get(key);
     if (prev) {
@@ -164,6 +160,11 @@ export function importJsonLog(text: string, templates: string[], classOf?: (acto
       sums.set(key, { method: e.method, template, version, status: e.status, actorClass, count: 1, lastSeen: at, probe: false });
     }
   }
-  const notes = skipped > 0 ? [`${label}: ${skipped} line(s) were not API request events and were skipped`] : [];
+  const notes = log.skipped > 0 ? [`${label}: ${log.skipped} line(s) were not API request events and were skipped`] : [];
   return { observations: [...sums.values()], from: [label], notes };
+}
+
+/** Imports the API's JSON log lines; lines that are not request events are skipped and counted in a note. */
+export function importJsonLog(text: string, templates: string[], classOf?: (actorId: string) => ActorClass | undefined, label = "log"): TrafficSource {
+  return countRequestEvents(requestEvents(text), templates, classOf, label);
 }

@@ -1,14 +1,15 @@
 /**
  * Who still calls the Deprecated and Zombie versions, from the counts the
- * API keeps in its database (db/version-callers.ts), summed over the
- * removal window: one row per version, actor and client, busiest first.
+ * API keeps in its database (db/version-callers.ts; the SQLite file, or the
+ * PostgreSQL database every instance counts into: ../sources/store.ts),
+ * summed over the removal window: one row per version, actor and client,
+ * busiest first.
  *
- *   readVersionCallers("var/portcullis.db", "2026-10-28")
+ *   await readVersionCallers({ kind: "sqlite", file: "var/portcullis.db" }, "2026-10-28")
  *   // -> { callers: [{ version: "v1", actor: "u_alice", tenant: "t_acme", client: "mobile-app/3.2", requests: 41, lastSeen: "..." }], notes: [] }
  */
-import * as fs from "node:fs";
-import { openDatabase } from "../../db";
 import { table } from "../report/table";
+import { readCounts, type CountsStoreRef } from "../sources/store";
 
 export interface VersionCaller {
   version: string;
@@ -19,29 +20,20 @@ export interface VersionCaller {
   lastSeen: string;
 }
 
-export function readVersionCallers(file: string, since: string): { callers: VersionCaller[]; notes: string[] } {
-  if (!fs.existsSync(file)) return { callers: [], notes: [`no database at ${file}: callers of deprecated versions not measured`] };
-  let db;
-  try {
-    db = openDatabase(file, { readonly: true });
-  } catch (err) {
-    return { callers: [], notes: [`database ${file} unreadable: ${err instanceof Error ? err.message : String(err)}`] };
+export async function readVersionCallers(ref: CountsStoreRef, since: string): Promise<{ callers: VersionCaller[]; notes: string[] }> {
+  const got = await readCounts(ref, "database", (store) => store.versionCallers.summary({ since }));
+  if ("note" in got) return { callers: [], notes: [`${got.note}: callers of deprecated versions not measured`] };
+  const sums = new Map<string, VersionCaller>();
+  for (const r of got.value) {
+    const key = JSON.stringify([r.version, r.actor_id, r.client]);
+    const c = sums.get(key);
+    if (c) {
+      c.requests += r.count;
+      if (r.last_seen > c.lastSeen) c.lastSeen = r.last_seen;
+    } else sums.set(key, { version: r.version, actor: r.actor_id, tenant: r.tenant_id, client: r.client, requests: r.count, lastSeen: r.last_seen });
   }
-  try {
-    const sums = new Map<string, VersionCaller>();
-    for (const r of db.versionCallers.summary({ since })) {
-      const key = JSON.stringify([r.version, r.actor_id, r.client]);
-      const c = sums.get(key);
-      if (c) {
-        c.requests += r.count;
-        if (r.last_seen > c.lastSeen) c.lastSeen = r.last_seen;
-      } else sums.set(key, { version: r.version, actor: r.actor_id, tenant: r.tenant_id, client: r.client, requests: r.count, lastSeen: r.last_seen });
-    }
-    const callers = [...sums.values()].sort((a, b) => a.version.localeCompare(b.version) || b.requests - a.requests || a.actor.localeCompare(b.actor));
-    return { callers, notes: [] };
-  } finally {
-    db.close();
-  }
+  const callers = [...sums.values()].sort((a, b) => a.version.localeCompare(b.version) || b.requests - a.requests || a.actor.localeCompare(b.actor));
+  return { callers, notes: [] };
 }
 
 export function callersTable(callers: VersionCaller[]): string {

@@ -28,7 +28,7 @@ import { main } from "../../cli";
 import { DEV_AUDIENCE, DEV_ISSUER } from "../../config/settings";
 import { mintDevToken } from "../../api/identity/mint";
 import { policyBundle } from "../api/harness";
-import { readTrafficPg } from "../../inventory/sources/traffic";
+import { readTraffic } from "../../inventory/sources/traffic";
 import { clonePgDatabase } from "../db/contract/backends";
 import { eventually, startInstances, stopInstances, type Instance } from "./support/instances";
 import { publishBundle, redisServer, unpublishBundle } from "./support/services";
@@ -195,7 +195,7 @@ test("one inventory: traffic served by every instance is counted in `inventory -
   }
   // Each instance writes its counts behind (about once a second): wait until all six are in the shared table.
   await eventually("six requests to /users/me counted", DEADLINE_MS, async () => {
-    const { observations } = await readTrafficPg(db.urls.app, "2000-01-01");
+    const { observations } = await readTraffic({ kind: "postgres", url: db.urls.app }, "2000-01-01");
     const counted = observations.filter((o) => o.template === "/users/me" && !o.probe).reduce((sum, o) => sum + o.count, 0);
     return counted >= 6 ? true : undefined;
   });
