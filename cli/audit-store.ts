@@ -1,6 +1,7 @@
 /**
- * Which store the audit commands (`decisions`, `events`) read: the file
- * `--db` names when given; otherwise PostgreSQL when PORTCULLIS_DATABASE_URL
+ * Which store the commands that read the service's records (`decisions`,
+ * `events`, `audit`, and the counts of `inventory` and `versions`) read:
+ * the file `--db` names when given; otherwise PostgreSQL when PORTCULLIS_DATABASE_URL
  * is set (the store every instance of a scaled-out service writes, so a
  * decision made on any instance is found); otherwise the default SQLite
  * file. The URL is checked like the service's setting (config/), and its

@@ -29,7 +29,8 @@ import { runInventory } from "../inventory";
 import { inventoryHtml } from "../inventory/report/html";
 import { stderrProgress } from "../inventory/report/progress";
 import { inventoryTable } from "../inventory/report/table";
-import { countsStore, readCounts, type CountsStoreRef } from "../inventory/sources/store";
+import { readCounts, type CountsStoreRef } from "../inventory/sources/store";
+import { auditStore } from "./audit-store";
 import { countRequestEvents, readTraffic, requestEvents, type TrafficSource } from "../inventory/sources/traffic";
 import { remoteTarget, startInProcess, type Target } from "../inventory/target";
 import { one, parseArgs, UsageError, type ParsedArgs } from "./args";
@@ -46,7 +47,7 @@ export const INVENTORY_USAGE =
 export async function loadTraffic(args: ParsedArgs, now: Date, env: NodeJS.ProcessEnv = process.env): Promise<TrafficSource> {
   const since = new Date(now.getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
   const explicitDb = one(args, "db");
-  const store = countsStore(explicitDb, DEFAULT_DB_FILE, env);
+  const store = auditStore(explicitDb, DEFAULT_DB_FILE, env);
   const out: TrafficSource = { observations: [], from: [], notes: [] };
   // The default file, when there is none, is not a source anyone asked for: no note.
   if (store.kind === "postgres" || explicitDb !== undefined || fs.existsSync(store.file)) {

@@ -30,8 +30,8 @@ import { assessVersions } from "../inventory/versions";
 import { readDeclared, DEFAULT_REMOVAL } from "../inventory/versions/lifecycle";
 import { callersTable, readVersionCallers } from "../inventory/versions/callers";
 import { DEFAULT_DB_FILE } from "../db";
-import { countsStore } from "../inventory/sources/store";
 import { one, parseArgs, UsageError } from "./args";
+import { auditStore } from "./audit-store";
 import { loadTraffic, openTarget } from "./inventory";
 
 export const VERSIONS_USAGE = "versions [--json | --html FILE] [--base-url URL] [--db FILE] [--log FILE ...] [--bundle FILE] [--key FILE]";
@@ -50,7 +50,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   const windowDays = (declared.removal ?? DEFAULT_REMOVAL).window_days;
   const since = new Date(now.getTime() - windowDays * 86_400_000).toISOString().slice(0, 10);
   // Callers and trend from the store the traffic came from (--db, else PORTCULLIS_DATABASE_URL, else the default file).
-  const store = countsStore(one(args, "db"), DEFAULT_DB_FILE);
+  const store = auditStore(one(args, "db"), DEFAULT_DB_FILE);
   const { callers, notes: callerNotes } = await readVersionCallers(store, since);
   const target = await openTarget(args);
   let assessment;

@@ -1,35 +1,28 @@
 /**
- * The store the inventory's reports read their counts from: the SQLite file
- * `--db` names; otherwise the PostgreSQL database PORTCULLIS_DATABASE_URL
- * names (every instance of a scaled-out service counts into it); otherwise
- * the default SQLite file. One choice for every count of a report (traffic,
- * callers of deprecated versions, the version trend, account roles for an
- * access log), so no report mixes the counts of one store with another's.
+ * Reading the inventory's counts from the service's store: a SQLite file or
+ * the PostgreSQL database every instance of a scaled-out service counts
+ * into. The CLI picks the store once per report (cli/audit-store.ts: --db,
+ * else PORTCULLIS_DATABASE_URL, else the default file), so every count of a
+ * report (traffic, callers of deprecated versions, the version trend,
+ * account roles for an access log) comes from the same store.
  *
- *   const ref = countsStore(flagOrUndefined, DEFAULT_DB_FILE);
+ *   const ref = auditStore(flagOrUndefined, DEFAULT_DB_FILE);   // cli/audit-store.ts
  *   const got = await readCounts(ref, "traffic database", (store) => store.traffic.summary({ since }));
  *   // -> { value, from: "var/portcullis.db" } or { note: "no traffic database at var/portcullis.db" }
  *
  * Both stores are read through the one asynchronous repository contract
  * (db/store.ts). A missing or unreadable store is a note, not an error: a
  * report without counts says what it could not measure. The database URL is
- * checked like the service's setting and reported without its credentials.
+ * reported without its credentials.
  */
 import * as fs from "node:fs";
 import { openDatabase } from "../../db";
 import { openPgStore } from "../../db/pg";
 import { sqliteStore } from "../../db/sqlite-store";
 import type { DataStore } from "../../db/store";
-import { checkValue } from "../../config/check";
 
+/** Which store (cli/audit-store.ts `AuditStore` has this shape). */
 export type CountsStoreRef = { kind: "sqlite"; file: string } | { kind: "postgres"; url: string };
-
-export function countsStore(dbFlag: string | undefined, defaultFile: string, env: NodeJS.ProcessEnv = process.env): CountsStoreRef {
-  if (dbFlag !== undefined) return { kind: "sqlite", file: dbFlag };
-  const url = env.PORTCULLIS_DATABASE_URL;
-  if (url === undefined || url === "") return { kind: "sqlite", file: defaultFile };
-  return { kind: "postgres", url: checkValue({ type: "service-url", schemes: ["postgres:", "postgresql:"] }, url, "PORTCULLIS_DATABASE_URL") as string };
-}
 
 /** The store's name for a report: the file, or the database URL without credentials. */
 export function describeStore(ref: CountsStoreRef): string {
