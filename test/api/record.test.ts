@@ -13,7 +13,7 @@
  */
 import * as path from "node:path";
 import request from "supertest";
-import { main } from "../../cli";
+import { runCli } from "../inventory/cli-helper";
 import { openForRead } from "../../pdp/log/store/sqlite-store";
 import { queryDecisions, type DecisionEntry, type DecisionQuery } from "../../pdp/log/store/query";
 import { expectProblem, startHarness, type Harness } from "./harness";
@@ -50,14 +50,8 @@ async function byId(id: string): Promise<DecisionEntry> {
 /** `portcullis decisions ...` as the auditor runs it, its printed lines. */
 async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   await h.log.flush();
-  const out: string[] = [];
-  const spy = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  try {
-    const code = await main(["decisions", "--db", path.join(h.dir, "decisions.db"), ...args]);
-    return { code, out: out.join("\n") };
-  } finally {
-    spy.mockRestore();
-  }
+  const run = await runCli(["decisions", "--db", path.join(h.dir, "decisions.db"), ...args]);
+  return { code: run.code, out: run.stdout.replace(/\n$/, "") };
 }
 
 describe("a read the policy allowed but the scope did not find", () => {

@@ -16,7 +16,7 @@
 import * as path from "node:path";
 import { importJWK, SignJWT } from "jose";
 import request from "supertest";
-import { main } from "../../cli";
+import { runCli } from "../inventory/cli-helper";
 import { DEV_ALGORITHM, loadOrCreateDevKeys } from "../../api/identity/keys";
 import { mintTestRunCredential, TEST_RUN_AUDIENCE, TEST_RUN_TYPE } from "../../api/identity/test-run";
 import { openForRead } from "../../pdp/log/store/sqlite-store";
@@ -43,14 +43,9 @@ async function query(q: DecisionQuery): Promise<DecisionEntry[]> {
 
 async function cli(...argv: string[]): Promise<string> {
   await h.log.flush();
-  const out: string[] = [];
-  const spy = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  try {
-    expect(await main(argv)).toBe(0);
-    return out.join("\n");
-  } finally {
-    spy.mockRestore();
-  }
+  const run = await runCli(argv);
+  expect(run.code).toBe(0);
+  return run.stdout.replace(/\n$/, "");
 }
 
 /** A credential signed with the instance's key but otherwise shaped by the test. */

@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
-import { main } from "../../cli";
+import { runCli } from "../inventory/cli-helper";
 import { policyBundle, startHarness, type Harness } from "../api/harness";
 
 let h: Harness;
@@ -19,16 +19,8 @@ const source = fs.readFileSync(path.join(__dirname, "../../rego/portcullis/decis
 const rowOf = (test: (line: string, i: number) => boolean) => source.findIndex(test) + 1;
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const spy = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const spyErr = jest.spyOn(console, "error").mockImplementation((...a: unknown[]) => void err.push(a.join(" ")));
-  try {
-    return { code: await main(argv), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    spy.mockRestore();
-    spyErr.mockRestore();
-  }
+  const run = await runCli(argv);
+  return { code: run.code, out: run.stdout.replace(/\n$/, ""), err: run.stderr.replace(/\n$/, "") };
 }
 
 const explain = (id: string) =>

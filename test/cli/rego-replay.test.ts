@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
 import { compile, writeBundle } from "@portcullis/rego-wasm";
-import { main } from "../../cli";
+import { runCli } from "../inventory/cli-helper";
 import type { ReplayReport } from "../../cli/rego/replay/replay";
 import { openForRead } from "../../pdp/log/store/sqlite-store";
 import { queryDecisions, type DecisionEntry } from "../../pdp/log/store/query";
@@ -25,16 +25,8 @@ let db: string;
 let logged: DecisionEntry[];
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const spy = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const spyErr = jest.spyOn(console, "error").mockImplementation((...a: unknown[]) => void err.push(a.join(" ")));
-  try {
-    return { code: await main(argv), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    spy.mockRestore();
-    spyErr.mockRestore();
-  }
+  const run = await runCli(argv);
+  return { code: run.code, out: run.stdout.replace(/\n$/, ""), err: run.stderr.replace(/\n$/, "") };
 }
 
 /** A candidate bundle compiled from one Rego module, as `rego build` writes it. */

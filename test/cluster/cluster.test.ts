@@ -24,7 +24,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { main } from "../../cli";
+import { runCli } from "../inventory/cli-helper";
 import { DEV_AUDIENCE, DEV_ISSUER } from "../../config/settings";
 import { mintDevToken } from "../../api/identity/mint";
 import { policyBundle } from "../api/harness";
@@ -94,25 +94,10 @@ async function revisionOf(instance: Instance): Promise<string | null> {
 
 /** Runs the CLI in process against the shared store; its stdout lines (console.log's and written ones). */
 async function cli(...args: string[]): Promise<string[]> {
-  const out: string[] = [];
-  const log = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const stdout = jest.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    out.push(...String(chunk).replace(/\n$/, "").split("\n"));
-    return true;
-  });
-  const stderr = jest.spyOn(process.stderr, "write").mockImplementation(() => true);
-  const saved = process.env.PORTCULLIS_DATABASE_URL;
-  process.env.PORTCULLIS_DATABASE_URL = db.urls.app;
-  try {
-    expect(await main(args)).toBe(0);
-  } finally {
-    if (saved === undefined) delete process.env.PORTCULLIS_DATABASE_URL;
-    else process.env.PORTCULLIS_DATABASE_URL = saved;
-    log.mockRestore();
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-  return out;
+  const run = await runCli(args, { env: { PORTCULLIS_DATABASE_URL: db.urls.app } });
+  expect(run.code).toBe(0);
+  const text = run.stdout.replace(/\n$/, "");
+  return text === "" ? [] : text.split("\n");
 }
 
 /** `portcullis decisions --id ID --json` against the shared store: the entry, once its batch is written. */

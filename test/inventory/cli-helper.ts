@@ -37,7 +37,17 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function runCli(args: string[]): Promise<CliRun> {
+/**
+ * `env`: variables set for the run only (e.g. PORTCULLIS_DATABASE_URL), restored after it; `undefined`
+ * removes one for the run.
+ */
+export async function runCli(args: string[], options: { env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
+  const saved = Object.entries(options.env ?? {}).map(([name, value]) => {
+    const before = process.env[name];
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+    return [name, before] as const;
+  });
   let stdout = "";
   let stderr = "";
   const out = jest.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
@@ -58,6 +68,10 @@ export async function runCli(args: string[]): Promise<CliRun> {
     err.mockRestore();
     log.mockRestore();
     error.mockRestore();
+    for (const [name, before] of saved) {
+      if (before === undefined) delete process.env[name];
+      else process.env[name] = before;
+    }
   }
 }
 

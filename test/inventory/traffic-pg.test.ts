@@ -84,15 +84,7 @@ test("an unreachable database is a note that names it without its password", asy
 });
 
 test("versions reads who calls deprecated versions, and the trend, from the same PostgreSQL database", async () => {
-  const saved = process.env.PORTCULLIS_DATABASE_URL;
-  process.env.PORTCULLIS_DATABASE_URL = db.urls.app;
-  let run;
-  try {
-    run = await runCli(["versions", "--json", "--bundle", bundleFile()]);
-  } finally {
-    if (saved === undefined) delete process.env.PORTCULLIS_DATABASE_URL;
-    else process.env.PORTCULLIS_DATABASE_URL = saved;
-  }
+  const run = await runCli(["versions", "--json", "--bundle", bundleFile()], { env: { PORTCULLIS_DATABASE_URL: db.urls.app } });
   expect(run.code).toBe(0);
   const report = JSON.parse(run.stdout) as {
     callers: Array<Record<string, unknown>>;

@@ -13,7 +13,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import request from "supertest";
-import { main } from "../../cli";
+import { runCli } from "../inventory/cli-helper";
 import { mintTestRunCredential } from "../../api/identity/test-run";
 import { openForRead } from "../../pdp/log/store/sqlite-store";
 import { queryDecisions, type DecisionEntry, type DecisionQuery } from "../../pdp/log/store/query";
@@ -27,15 +27,8 @@ let summary: AuditSummary;
 let files: string[];
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string }> {
-  const out: string[] = [];
-  const spy = jest.spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const err = jest.spyOn(console, "error").mockImplementation(() => undefined);
-  try {
-    return { code: await main(argv), out: out.join("\n") };
-  } finally {
-    spy.mockRestore();
-    err.mockRestore();
-  }
+  const run = await runCli(argv);
+  return { code: run.code, out: run.stdout.replace(/\n$/, "") };
 }
 
 function decisions(q: DecisionQuery): DecisionEntry[] {
