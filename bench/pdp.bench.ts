@@ -19,9 +19,29 @@
  *   (one request's worst case: every name is parsed and checked by the policy);
  * - what the decision trail costs (pdp/trail.ts): the same policy compiled
  *   without it, with the no-op and the SQLite log, in the same rounds.
+ * - a machine reference: plain arithmetic, no allocation, as long as
+ *   decide() at p50 (see arithmetic below), in the same rounds.
  * The baseline, the no-op-log PDP and the logged PDP run in alternating
  * rounds (see measure), the logged one after LOG_WARMUP decisions.
- * Target: p99 under 50 µs per decision, logging included.
+ * Targets (issue 24, goal 2): decide() with the SQLite log at p50 <= 5 µs
+ * and p99 <= 25 µs.
+ *
+ * What a p99 here is made of (measured on the 2-vCPU PVM guests this runs
+ * on; the commit that added the machine reference has the figures):
+ * - The machine: a loop of arithmetic on the main thread alone is stopped
+ *   ~1000-1600 times a second for ~25-45 µs each, with no guest context
+ *   switch, page fault or GC in the call (host and interrupt time). Past
+ *   ~1% of calls hit, p99 is that length: for a ~9 µs call it is. The
+ *   machine reference shows it in every run, next to decide().
+ * - The first call after an event-loop turn runs on caches the turn
+ *   cooled: +2 µs with the no-op log; +5-6 µs with the SQLite log, whose
+ *   turn writes the 50 queued events into the worker's ring (+1 µs at 10
+ *   events a turn, +14 µs at 200). A server's request always comes after a
+ *   turn, so this stays in the measurement; the census line prints it.
+ * - Page faults: ~14 µs each on these guests. decide() takes none in steady
+ *   state (perf record -e page-faults on the main thread: only in the
+ *   scavenges, which V8 runs as tasks between calls, and in the harness's
+ *   own arrays), so none is timed.
  *
  * It runs with the V8 flags `make run` serves with (--single-threaded-gc,
  * see the Makefile) and says so; run without them, V8's GC helper threads
@@ -115,7 +135,12 @@ function handwritten(input: DecisionInput, routes: Record<string, Route>, fields
   );
   const write = (grant.write === undefined ? [] : (own(fields.views, grant.write) ?? [])).filter((f) => !own(fields.retired, f) && !own(fields.protected, f));
   if (submitted.some((f) => !write.includes(f))) return deny(403, "field_not_writable");
-  const scope = { ...(tenant ? { tenant_id: tenant } : {}), ...(grant.owner_scoped ? { owner_id: id } : {}) };
+  // Built by assignment: spreading fresh literals (`{ ...(tenant ? { tenant_id } : {}), ... }`) gave
+  // every result's scope a new hidden class (V8 Maps piling up in old space, fresh pages faulting at
+  // ~14 µs each here): 2.4% of the baseline's calls faulted, and that was its whole p99.
+  const scope: Decision["scope"] = {};
+  if (tenant) scope.tenant_id = tenant;
+  if (grant.owner_scoped) scope.owner_id = id;
   return { allow: true, status: 200, reason: "allowed", scope, fields: { read, write } };
 }
 
@@ -148,6 +173,8 @@ interface Figures {
    * decision's own cost or the machine's interruptions.
    */
   slow: { all: number; afterTurn: number };
+  /** Median µs of the first calls after an event-loop turn: they run on caches the turn's work cooled. */
+  firstAfterTurn: number;
   /** Wall time of a round per call: the calls, the event loop turns (log timers) and the flush. */
   wallPerCall: number;
 }
@@ -181,7 +208,14 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     }
     await between?.();
   }
-  const state = subjects.map(() => ({ p50s: [] as number[], p99s: [] as number[], walls: [] as number[], slow: 0, slowAfterTurn: 0 }));
+  const state = subjects.map(() => ({
+    p50s: [] as number[],
+    p99s: [] as number[],
+    walls: [] as number[],
+    afterTurn: [] as number[],
+    slow: 0,
+    slowAfterTurn: 0,
+  }));
   const samples = new Float64Array(PER_ROUND);
   for (let r = 0; r < ROUNDS; r++) {
     for (const [k, { fn, between }] of subjects.entries()) {
@@ -197,6 +231,7 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
       const p50 = sorted[Math.floor(PER_ROUND * 0.5)];
       st.p50s.push(p50);
       st.p99s.push(sorted[Math.floor(PER_ROUND * 0.99)]);
+      for (let i = YIELD_EVERY; i < PER_ROUND; i += YIELD_EVERY) st.afterTurn.push(samples[i]);
       for (let i = 0; i < PER_ROUND; i++) {
         if (samples[i] <= 2 * p50) continue;
         st.slow++;
@@ -211,8 +246,30 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     p50: median(st.p50s),
     p99: median(st.p99s),
     wallPerCall: median(st.walls),
+    firstAfterTurn: median(st.afterTurn),
     slow: { all: st.slow / (ROUNDS * PER_ROUND), afterTurn: st.slowAfterTurn / afterTurnCalls },
   }));
+}
+
+/**
+ * The machine reference: `steps` multiply-adds on locals, no allocation, no
+ * memory traffic, so nothing in it can be slow but the machine (the host,
+ * interrupts, the other vCPU, a preemption). Calibrated to last as long as
+ * decide() at p50 and timed in the same rounds: its p99 is the tail the
+ * machine alone gives a call of that length.
+ */
+function arithmetic(steps: number): number {
+  let x = 0;
+  for (let i = 0; i < steps; i++) x = (Math.imul(x, 31) + i) | 0;
+  return x; // returned, so the loop is not optimised away
+}
+
+/** Steps for arithmetic() to take `us` µs at its median: optimised first (its early tiers are ~4x slower), then three rounds of scaling. */
+async function calibrateArithmetic(us: number): Promise<number> {
+  for (let i = 0; i < 30_000; i++) arithmetic(200);
+  let steps = 1000;
+  for (let round = 0; round < 3; round++) steps = Math.max(1, Math.round((steps * us) / (await measureFew(() => arithmetic(steps), 2000))));
+  return steps;
 }
 
 /** Median µs of `calls` calls after as many untimed ones: for costly calls the rounds above would take minutes to time. */
@@ -320,8 +377,10 @@ async function main(): Promise<void> {
     const logged = await createPdp({ bundle: { file }, log, logger: quiet });
     const untracedLog = createDecisionLog({ db: path.join(dir, "untraced.db"), onError: quiet });
     const loggedUntraced = await createPdp({ bundle: { file: untracedFile }, log: untracedLog, logger: quiet });
-    const [hand, plain, withLog, plainUntraced, withLogUntraced] = await measure(
+    const steps = await calibrateArithmetic(await measureFew(() => bare.decide(READ_INVOICE_INPUT), 2000));
+    const [hand, machine, plain, withLog, plainUntraced, withLogUntraced] = await measure(
       { fn: () => handwritten(READ_INVOICE_INPUT, routes, fields) },
+      { fn: () => arithmetic(steps) },
       { fn: () => bare.decide(READ_INVOICE_INPUT) },
       { fn: () => logged.decide(READ_INVOICE_INPUT), between: () => log.flush(), warmup: LOG_WARMUP },
       { fn: () => bareUntraced.decide(READ_INVOICE_INPUT) },
@@ -364,10 +423,18 @@ async function main(): Promise<void> {
       `medians over ${ROUNDS} alternating rounds of ${PER_ROUND} calls each (per-call hrtime, ~0.05 µs of it is the timer); the logged PDP timed after ${LOG_WARMUP} warm-up decisions`,
     );
     console.log(`hand-written TypeScript     p50 ${us(hand.p50)}  p99 ${us(hand.p99)}`);
+    console.log(
+      `machine reference           p50 ${us(machine.p50)}  p99 ${us(machine.p99)}  (arithmetic alone, ${steps} steps, as long as decide() at p50: the machine's own tail)`,
+    );
     console.log(`decide(), no-op log         p50 ${us(plain.p50)}  p99 ${us(plain.p99)}  (${(plain.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
     console.log(`decide(), SQLite log        p50 ${us(withLog.p50)}  p99 ${us(withLog.p99)}  (${(withLog.p50 / hand.p50).toFixed(0)}x the baseline at p50)`);
     const census = (f: Figures): string => `${pct(f.slow.all)} of all calls and ${pct(f.slow.afterTurn)} of the calls right after an event-loop turn`;
-    console.log(`calls slower than 2x p50 (p99 reads them past 1%): no-op log ${census(plain)}; SQLite log ${census(withLog)}`);
+    console.log(
+      `calls slower than 2x p50 (p99 reads them past 1%): machine reference ${census(machine)}; no-op log ${census(plain)}; SQLite log ${census(withLog)}`,
+    );
+    console.log(
+      `first call after an event-loop turn, median: machine reference ${us(machine.firstAfterTurn)}; no-op log ${us(plain.firstAfterTurn)}; SQLite log ${us(withLog.firstAfterTurn)} (the turn wrote ${YIELD_EVERY} events into the log's ring)`,
+    );
     console.log(`log cost on the request path: +${us(withLog.p50 - plain.p50)} at p50, +${us(withLog.p99 - plain.p99)} at p99`);
     const share = (a: number, b: number): string => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)}%`;
     console.log(
@@ -384,8 +451,10 @@ async function main(): Promise<void> {
     console.log(`decide() for the largest body the API admits (${names.length} field names in ${DEFAULT_BODY_LIMIT_BYTES} bytes), no-op log: p50 ${big} µs`);
     const { sinks, ...counts } = stats;
     console.log(`log stats: ${JSON.stringify(counts)}; sqlite ${JSON.stringify(sinks.sqlite)}`);
-    const verdict = withLog.p99 < 50 ? "met" : "MISSED";
-    console.log(`target p99 < 50 µs per decision including logging: ${verdict} (${us(withLog.p99)})`);
+    const verdict = (met: boolean): string => (met ? "met" : "MISSED");
+    console.log(
+      `targets (issue 24, goal 2), decide() with the SQLite log: p50 <= 5 µs ${verdict(withLog.p50 <= 5)} (${us(withLog.p50)}); p99 <= 25 µs ${verdict(withLog.p99 <= 25)} (${us(withLog.p99)}; the machine reference's p99 ${us(machine.p99)})`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
