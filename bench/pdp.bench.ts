@@ -175,6 +175,12 @@ interface Figures {
   slow: { all: number; afterTurn: number };
   /** Median µs of the first calls after an event-loop turn: they run on caches the turn's work cooled. */
   firstAfterTurn: number;
+  /**
+   * Main-thread µs per call spent in the event-loop turns between calls: the
+   * log's drain of its queue into the ring, V8's scavenges (run as tasks
+   * there), timers. The request thread pays it too, outside decide().
+   */
+  turnsPerCall: number;
   /** Wall time of a round per call: the calls, the event loop turns (log timers) and the flush. */
   wallPerCall: number;
 }
@@ -213,6 +219,7 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     p99s: [] as number[],
     walls: [] as number[],
     afterTurn: [] as number[],
+    turns: [] as number[],
     slow: 0,
     slowAfterTurn: 0,
   }));
@@ -221,12 +228,18 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     for (const [k, { fn, between }] of subjects.entries()) {
       const st = state[k];
       const start = process.hrtime.bigint();
+      let inTurns = 0n;
       for (let i = 0; i < PER_ROUND; i++) {
         const t0 = process.hrtime.bigint();
         fn();
-        samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
-        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise(setImmediate);
+        const t1 = process.hrtime.bigint();
+        samples[i] = Number(t1 - t0) / 1000;
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) {
+          await new Promise(setImmediate);
+          inTurns += process.hrtime.bigint() - t1;
+        }
       }
+      st.turns.push(Number(inTurns) / 1000 / PER_ROUND);
       const sorted = samples.slice().sort();
       const p50 = sorted[Math.floor(PER_ROUND * 0.5)];
       st.p50s.push(p50);
@@ -247,6 +260,7 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     p99: median(st.p99s),
     wallPerCall: median(st.walls),
     firstAfterTurn: median(st.afterTurn),
+    turnsPerCall: median(st.turns),
     slow: { all: st.slow / (ROUNDS * PER_ROUND), afterTurn: st.slowAfterTurn / afterTurnCalls },
   }));
 }
@@ -434,6 +448,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `first call after an event-loop turn, median: machine reference ${us(machine.firstAfterTurn)}; no-op log ${us(plain.firstAfterTurn)}; SQLite log ${us(withLog.firstAfterTurn)} (the turn wrote ${YIELD_EVERY} events into the log's ring)`,
+    );
+    console.log(
+      `main-thread time in the event-loop turns between calls, per call: machine reference ${us(machine.turnsPerCall)}; no-op log ${us(plain.turnsPerCall)}; SQLite log ${us(withLog.turnsPerCall)} (its drain into the ring)`,
     );
     console.log(`log cost on the request path: +${us(withLog.p50 - plain.p50)} at p50, +${us(withLog.p99 - plain.p99)} at p99`);
     const share = (a: number, b: number): string => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)}%`;
