@@ -28,11 +28,15 @@
  *
  * What a p99 here is made of (measured on the 2-vCPU PVM guests this runs
  * on; the commit that added the machine reference has the figures):
- * - The machine: a loop of arithmetic on the main thread alone is stopped
- *   ~1000-1600 times a second for ~25-45 µs each, with no guest context
- *   switch, page fault or GC in the call (host and interrupt time). Past
- *   ~1% of calls hit, p99 is that length: for a ~9 µs call it is. The
- *   machine reference shows it in every run, next to decide().
+ * - The machine: the host takes the vCPU ~1100-1200 times a second, for
+ *   25-50 µs, invisibly to the guest. Pinned to CPU 0 with perf recording
+ *   that CPU's interrupts, softirqs and context switches, 73% of an
+ *   arithmetic loop's slow iterations (median +25 µs) and 82% of
+ *   decide()'s slow calls (median +47 µs: its caches come back cold) had
+ *   none of them. A call that long is hit ~1.2% of the time, past the 1%
+ *   a p99 tolerates, so its p99 is the stop's length. The machine
+ *   reference shows it in every run; --classify splits each subject's
+ *   slow calls by what the thread's own counters saw.
  * - The first call after an event-loop turn runs on caches the turn
  *   cooled: +2 µs with the no-op log; +5-6 µs with the SQLite log, whose
  *   turn writes the 50 queued events into the worker's ring (+1 µs at 10
@@ -42,6 +46,9 @@
  *   state (perf record -e page-faults on the main thread: only in the
  *   scavenges, which V8 runs as tasks between calls, and in the harness's
  *   own arrays), so none is timed.
+ *
+ * `--classify` (node --single-threaded-gc dist/bench/pdp.bench.js --classify)
+ * also says why the slow calls were slow (bench/slow-calls.ts).
  *
  * It runs with the V8 flags `make run` serves with (--single-threaded-gc,
  * see the Makefile) and says so; run without them, V8's GC helper threads
@@ -57,6 +64,7 @@ import { createPdp } from "../pdp";
 import { createDecisionLog } from "../pdp/log";
 import type { Decision, DecisionInput, DecisionLog, PolicyEvaluator } from "../pdp/types";
 import { describeCompetition, machineCpu } from "./machine";
+import { SlowCallProbe, type SlowClass } from "./slow-calls";
 import { READ_INVOICE_INPUT } from "./fixtures";
 
 /** The repository root (this file runs from dist/bench/). */
@@ -66,6 +74,8 @@ const ENTRYPOINTS = ["portcullis/decision", "system/log/mask", "system/log/drop"
 const ROUNDS = 15;
 const PER_ROUND = 2000;
 const YIELD_EVERY = 50;
+/** `--classify`: say why each slow call was slow (bench/slow-calls.ts); the counters it reads perturb the figures a little. */
+const CLASSIFY = process.argv.includes("--classify");
 /**
  * Decisions the logged PDP makes before timing starts. The log's worker is a
  * fresh V8 isolate: after one round's worth of events its functions are
@@ -183,6 +193,12 @@ interface Figures {
   turnsPerCall: number;
   /** Wall time of a round per call: the calls, the event loop turns (log timers) and the flush. */
   wallPerCall: number;
+  /**
+   * With --classify: the slow calls (as counted in `slow`) by what the
+   * thread's counters saw during them; `turn` is a first call after a turn
+   * that none of them explains (caches the turn cooled).
+   */
+  classes?: Record<SlowClass | "turn", number>;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -220,19 +236,24 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     walls: [] as number[],
     afterTurn: [] as number[],
     turns: [] as number[],
+    classes: { gc: 0, fault: 0, switch: 0, turn: 0, none: 0 } as Record<SlowClass | "turn", number>,
     slow: 0,
     slowAfterTurn: 0,
   }));
   const samples = new Float64Array(PER_ROUND);
+  const probe = CLASSIFY ? SlowCallProbe.open(PER_ROUND) : null;
+  if (CLASSIFY && !probe) console.log("note: --classify needs /proc/thread-self (Linux); the slow calls are not classified");
   for (let r = 0; r < ROUNDS; r++) {
     for (const [k, { fn, between }] of subjects.entries()) {
       const st = state[k];
       const start = process.hrtime.bigint();
       let inTurns = 0n;
       for (let i = 0; i < PER_ROUND; i++) {
+        probe?.before(i);
         const t0 = process.hrtime.bigint();
         fn();
         const t1 = process.hrtime.bigint();
+        probe?.after(i);
         samples[i] = Number(t1 - t0) / 1000;
         if (i % YIELD_EVERY === YIELD_EVERY - 1) {
           await new Promise(setImmediate);
@@ -252,8 +273,18 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
       }
       await between?.();
       st.walls.push(Number(process.hrtime.bigint() - start) / 1000 / PER_ROUND);
+      if (probe) {
+        await new Promise(setImmediate); // the round's GC entries are delivered on a turn
+        for (let i = 0; i < PER_ROUND; i++) {
+          if (samples[i] <= 2 * p50) continue;
+          const why = probe.classOf(i);
+          st.classes[why === "none" && i % YIELD_EVERY === 0 && i > 0 ? "turn" : why]++;
+        }
+        probe.nextRound();
+      }
     }
   }
+  probe?.close();
   const afterTurnCalls = ROUNDS * (PER_ROUND / YIELD_EVERY - 1);
   return state.map((st) => ({
     p50: median(st.p50s),
@@ -261,6 +292,7 @@ async function measure(...subjects: Subject[]): Promise<Figures[]> {
     wallPerCall: median(st.walls),
     firstAfterTurn: median(st.afterTurn),
     turnsPerCall: median(st.turns),
+    classes: probe ? st.classes : undefined,
     slow: { all: st.slow / (ROUNDS * PER_ROUND), afterTurn: st.slowAfterTurn / afterTurnCalls },
   }));
 }
@@ -452,6 +484,21 @@ async function main(): Promise<void> {
     console.log(
       `main-thread time in the event-loop turns between calls, per call: machine reference ${us(machine.turnsPerCall)}; no-op log ${us(plain.turnsPerCall)}; SQLite log ${us(withLog.turnsPerCall)} (its drain into the ring)`,
     );
+    const classes = (f: Figures): string => {
+      const c = f.classes!;
+      const of = (n: number): string => pct(n / (ROUNDS * PER_ROUND));
+      return `${of(c.gc)} in a GC, ${of(c.fault)} took a page fault, ${of(c.switch)} were switched out, ${of(c.turn)} first after a turn, ${of(c.none)} none of these`;
+    };
+    if (machine.classes) {
+      console.log(`why slow (--classify, shares of all calls; "none of these": the host took the vCPU or an interrupt ran, see bench/slow-calls.ts):`);
+      for (const [name, f] of [
+        ["hand-written", hand],
+        ["machine reference", machine],
+        ["no-op log", plain],
+        ["SQLite log", withLog],
+      ] as const)
+        console.log(`  ${name}: ${classes(f)}`);
+    }
     console.log(`log cost on the request path: +${us(withLog.p50 - plain.p50)} at p50, +${us(withLog.p99 - plain.p99)} at p99`);
     const share = (a: number, b: number): string => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)}%`;
     console.log(
