@@ -2,7 +2,7 @@
  * The chain's own CPU per request, before/after a change, in ONE process
  * (on demand, never a test):
  *
- *   node --single-threaded-gc dist/bench/chain.bench.js --baseline <dir> [--rounds 200] [--per-round 200] [--concurrency 16] [--alloc 5000]
+ *   node --single-threaded-gc dist/bench/chain.bench.js --baseline <dir> [--rounds 200] [--per-round 200] [--concurrency 16] [--alloc 5000] [--sites 0]
  *
  * `<dir>` is a checkout of an earlier revision with dist/ built (as for
  * api.bench.ts --baseline). Both checkouts' services are built in this
@@ -10,7 +10,8 @@
  * SQLite store and decision log, the real bundle, a signed ES256 token)
  * and GET /invoices/inv_alice_1 is handed to each app directly, as node's
  * HTTP server hands it a request: an IncomingMessage and a ServerResponse
- * on a socket that takes every byte and sends nothing. Rounds alternate
+ * (of the classes that checkout's own server gives node, api/http/) on a
+ * socket that takes every byte and sends nothing. Rounds alternate
  * between the two apps; each round's main-thread CPU (schedstat, ns) per
  * request is compared with the other app's in the same round.
  *
@@ -28,6 +29,13 @@
  * profiler every 256 bytes, collected objects included): garbage is what
  * the main thread's collections (a quarter of its time under load) are
  * paid for, and this figure does not move with the machine's load.
+ * `--sites N` then lists this checkout's N call sites allocating the most
+ * per request (where to cut garbage next; run it with
+ * `--no-turbo-inlining --rounds 0` to see through inlined callees, which
+ * the sampling profiler otherwise charges to their caller), and the call
+ * sites whose objects a young-generation collection found alive (copied,
+ * then promoted: the garbage that costs; approximate, the profiler's own
+ * weak references are involved).
  */
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -68,6 +76,16 @@ class NullSocket extends Duplex {
 interface Subject {
   app: http.RequestListener;
   headers: Record<string, string>;
+  /** The classes that checkout's HTTP server builds requests and responses with (node's own where it names none). */
+  messages: { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse };
+}
+
+/** The request and response classes `dist`'s server (api/http/server.ts) gives node, when that checkout has them. */
+function messagesOf(dist: string, app: unknown): Subject["messages"] {
+  const file = path.join(dist, "api/http/express-messages.js");
+  if (!fs.existsSync(file)) return { IncomingMessage: http.IncomingMessage, ServerResponse: http.ServerResponse };
+  /* eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS from a path known only at run time */
+  return (require(file) as { expressMessages: (app: unknown) => Subject["messages"] }).expressMessages(app);
 }
 
 /** One checkout's full chain, as bench-api serves it (`dist`: that checkout's dist/). */
@@ -91,6 +109,7 @@ async function subjectOf(dist: string, dir: string): Promise<Subject> {
   const token = await mintDevToken({ subject: "u_alice", keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 });
   return {
     app: service.app as unknown as http.RequestListener,
+    messages: messagesOf(dist, service.app),
     headers: { host: "127.0.0.1:8080", connection: "keep-alive", authorization: `Bearer ${token}` },
   };
 }
@@ -98,7 +117,7 @@ async function subjectOf(dist: string, dir: string): Promise<Subject> {
 /** One request through the app, as node's server would hand it over; resolves when the response finished (its status). */
 function request(subject: Subject): Promise<number> {
   const socket = new NullSocket();
-  const req = new http.IncomingMessage(socket as never);
+  const req = new subject.messages.IncomingMessage(socket as never);
   req.method = "GET";
   req.url = INVOICE_PATH;
   req.httpVersion = "1.1";
@@ -108,7 +127,7 @@ function request(subject: Subject): Promise<number> {
   req.rawHeaders = Object.entries(subject.headers).flat();
   req.complete = true;
   req.push(null);
-  const res = new http.ServerResponse(req);
+  const res = new subject.messages.ServerResponse(req);
   res.shouldKeepAlive = true;
   res.assignSocket(socket as never);
   return new Promise((resolve) => {
@@ -134,17 +153,22 @@ async function run(subject: Subject, count: number, concurrency: number): Promis
 }
 
 /** Bytes allocated on this thread per request over `count` requests (sampled every 256 bytes, objects already collected included). */
-async function allocatedPerRequest(subject: Subject, count: number, concurrency: number): Promise<number> {
+async function allocatedPerRequest(subject: Subject, count: number, concurrency: number, sites = 0, survivorsOnly = false): Promise<number> {
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
     new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
   try {
     await post("HeapProfiler.enable");
-    await post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await post("HeapProfiler.startSampling", {
+      samplingInterval: 256,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: !survivorsOnly,
+    });
     await run(subject, count, concurrency);
     const { profile } = (await post("HeapProfiler.stopSampling")) as { profile: { head: SampledNode } };
     const total = (node: SampledNode): number => node.selfSize + node.children.reduce((sum, child) => sum + total(child), 0);
+    if (sites > 0) printSites(profile.head, count, sites);
     return total(profile.head) / count;
   } finally {
     session.disconnect();
@@ -154,6 +178,30 @@ async function allocatedPerRequest(subject: Subject, count: number, concurrency:
 interface SampledNode {
   selfSize: number;
   children: SampledNode[];
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+
+/** The `n` call sites that allocate the most bytes per request (self, with their caller), for --sites. */
+function printSites(head: SampledNode, count: number, n: number): void {
+  const bytes = new Map<string, number>();
+  const where = (node: SampledNode) => {
+    const f = node.callFrame;
+    const url = f.url
+      .replace(/^.*node_modules\//, "nm/")
+      .replace(`file://${ROOT}/`, "")
+      .replace(`${ROOT}/`, "");
+    return `${f.functionName || "(anonymous)"} ${url}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+  };
+  const walk = (node: SampledNode, caller: string) => {
+    const site = where(node);
+    if (node.selfSize > 0) {
+      const key = `${site}  <- ${caller}`;
+      bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, site);
+  };
+  walk(head, "");
+  for (const [site, b] of [...bytes].sort((a, z) => z[1] - a[1]).slice(0, n)) console.log(`${(b / count).toFixed(0).padStart(7)} B/req  ${site}`);
 }
 
 /** This thread's CPU time in ns (schedstat), or the process's (user + system) where there is none. */
@@ -164,6 +212,35 @@ function threadNs(): number {
     const cpu = process.cpuUsage();
     return (cpu.user + cpu.system) * 1e3;
   }
+}
+
+/** The alternating rounds: each app's main-thread CPU per request, and the per-round ratios this/baseline. */
+async function timeRounds(subjects: Subject[], rounds: number, perRound: number, concurrency: number, baseline: string): Promise<void> {
+  const us: number[][] = [[], []];
+  const machineBefore = machineCpu();
+  const wallBefore = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
+  for (let round = 0; round < rounds; round++) {
+    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const before = threadNs();
+      await run(subjects[i], perRound, concurrency);
+      us[i].push((threadNs() - before) / 1e3 / perRound);
+    }
+  }
+  const own = process.cpuUsage(cpuBefore);
+  const competition = describeCompetition(machineBefore, machineCpu(), (own.user + own.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  // The median of the per-round ratios and its distribution-free 95% interval (order statistics n/2 -/+ 0.98 sqrt(n)).
+  const ratios = us[1].map((mine, r) => mine / us[0][r]).sort((a, b) => a - b);
+  const half = 0.98 * Math.sqrt(ratios.length);
+  const lo = ratios[Math.max(0, Math.floor(ratios.length / 2 - half))];
+  const hi = ratios[Math.min(ratios.length - 1, Math.ceil(ratios.length / 2 + half))];
+  console.log(
+    `GET ${INVOICE_PATH} handed to each app in this process, ${rounds} alternating rounds of ${perRound} requests, ${concurrency} at a time; this checkout vs ${baseline}`,
+  );
+  console.log(competition);
+  console.log(`main-thread CPU per request, median round: baseline ${median(us[0]).toFixed(1)} us, this checkout ${median(us[1]).toFixed(1)} us`);
+  console.log(`per-round ratio this/baseline: median ${median(ratios).toFixed(3)} (95% interval ${lo.toFixed(3)}..${hi.toFixed(3)})`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -179,35 +256,12 @@ async function main(argv: string[]): Promise<void> {
   const perRound = arg("--per-round", 200);
   const concurrency = arg("--concurrency", 16);
   const allocRequests = arg("--alloc", 5000);
+  const sites = arg("--sites", 0);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-chain-"));
   try {
     const subjects = [await subjectOf(path.join(baseline, "dist"), path.join(dir, "base")), await subjectOf(path.join(ROOT, "dist"), path.join(dir, "this"))];
     for (const s of subjects) await run(s, 5 * perRound, concurrency); // warm-up: JIT, statement caches, token caches
-    const us: number[][] = [[], []];
-    const machineBefore = machineCpu();
-    const wallBefore = process.hrtime.bigint();
-    const cpuBefore = process.cpuUsage();
-    for (let round = 0; round < rounds; round++) {
-      for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
-        const before = threadNs();
-        await run(subjects[i], perRound, concurrency);
-        us[i].push((threadNs() - before) / 1e3 / perRound);
-      }
-    }
-    const own = process.cpuUsage(cpuBefore);
-    const competition = describeCompetition(machineBefore, machineCpu(), (own.user + own.system) / 1e6, Number(process.hrtime.bigint() - wallBefore) / 1e9);
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    // The median of the per-round ratios and its distribution-free 95% interval (order statistics n/2 -/+ 0.98 sqrt(n)).
-    const ratios = us[1].map((mine, r) => mine / us[0][r]).sort((a, b) => a - b);
-    const half = 0.98 * Math.sqrt(ratios.length);
-    const lo = ratios[Math.max(0, Math.floor(ratios.length / 2 - half))];
-    const hi = ratios[Math.min(ratios.length - 1, Math.ceil(ratios.length / 2 + half))];
-    console.log(
-      `GET ${INVOICE_PATH} handed to each app in this process, ${rounds} alternating rounds of ${perRound} requests, ${concurrency} at a time; this checkout vs ${baseline}`,
-    );
-    console.log(competition);
-    console.log(`main-thread CPU per request, median round: baseline ${median(us[0]).toFixed(1)} us, this checkout ${median(us[1]).toFixed(1)} us`);
-    console.log(`per-round ratio this/baseline: median ${median(ratios).toFixed(3)} (95% interval ${lo.toFixed(3)}..${hi.toFixed(3)})`);
+    if (rounds > 0) await timeRounds(subjects, rounds, perRound, concurrency, baseline);
     if (allocRequests > 0) {
       // Twice each, alternated: the sampling is random, the two figures of one app show how far it moves.
       const bytes: number[][] = [[], []];
@@ -216,6 +270,14 @@ async function main(argv: string[]): Promise<void> {
       console.log(
         `allocated on the main thread per request (${allocRequests} requests, twice each): baseline ${kib(bytes[0])} KiB, this checkout ${kib(bytes[1])} KiB`,
       );
+    }
+    if (sites > 0) {
+      console.log(`this checkout's ${sites} call sites allocating the most per request (${allocRequests} requests; self bytes, <- caller):`);
+      const all = await allocatedPerRequest(subjects[1], allocRequests, concurrency, sites);
+      // Objects a young-generation collection found alive: copied (twice, then promoted), the costly garbage.
+      console.log(`this checkout's ${sites} call sites whose objects outlive a young-generation collection (promoted, or live at the end):`);
+      const kept = await allocatedPerRequest(subjects[1], allocRequests, concurrency, sites, true);
+      console.log(`of ${(all / 1024).toFixed(1)} KiB allocated per request, ${(kept / 1024).toFixed(1)} KiB outlived a young-generation collection`);
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
