@@ -19,8 +19,16 @@
  *   node dist/bench/api.bench.js [--seconds 10] [--connections 16] [--rounds 5] [--breakdown]
  *   node dist/bench/api.bench.js --baseline <dir> [--rounds 10] [--seconds 20]
  *
- * --breakdown adds a third server: the full chain whose decision log
- * discards events, to show what the decision log costs.
+ * The full chain is served the way its own server (api/http/server.ts)
+ * serves it: requests and responses built on Express's prototypes
+ * (api/http/express-messages.ts), which spares Express its per-request
+ * Object.setPrototypeOf. The bare and jose peers are served with node's
+ * default classes, as such apps are written.
+ *
+ * --breakdown adds two servers: the full chain whose decision log
+ * discards events, to show what the decision log costs, and the bare
+ * route served with the same classes as the full chain (what the same
+ * trick gives bare Express: the ratio against it is printed too).
  *
  * --baseline is the before/after of a change to the chain: the full chain
  * of `<dir>` (a checkout of an earlier revision with dist/ built, e.g.
@@ -43,6 +51,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import express from "express";
 import { createLocalJWKSet, jwtVerify } from "jose";
+import { expressMessages } from "../api/http/express-messages";
 import { loadOrCreateDevKeys } from "../api/identity/keys";
 import { mintDevToken } from "../api/identity/mint";
 import { createService } from "../api/service";
@@ -76,7 +85,8 @@ async function serveFull(dir: string, withLog = true): Promise<Ready> {
     { logger: (entry) => void JSON.stringify(entry), pdpLogger: () => undefined, decisionLog: withLog ? undefined : DISCARDING_LOG },
   );
   const token = await mintDevToken({ subject: "u_alice", keyFile, issuer: identity.issuer, audience: identity.audience, ttlSec: 3600 });
-  return { port: await listen(service.app), token };
+  // With the request and response classes the service's own server gives node (api/http/server.ts).
+  return { port: await listen(service.app, expressMessages(service.app)), token };
 }
 
 const DISCARDING_LOG: ManagedDecisionLog = {
@@ -92,15 +102,15 @@ const DISCARDING_LOG: ManagedDecisionLog = {
   interruptedRuns: [],
 };
 
-async function serveBare(dir: string): Promise<Ready> {
-  const db = openDatabase(path.join(dir, "bare.db"), { seed: true });
+async function serveBare(dir: string, bornOnPrototypes = false): Promise<Ready> {
+  const db = openDatabase(path.join(dir, bornOnPrototypes ? "bare-proto.db" : "bare.db"), { seed: true });
   const app = express();
   app.get("/invoices/:invoice_id", (req, res) => {
     const row = db.invoices.getScoped(req.params.invoice_id, { tenant_id: "t_acme", owner_id: "u_alice" });
     if (!row) return void res.status(404).json({ error: "not found" });
     res.json({ id: row.id, number: row.number, status: row.status, amount_cents: row.amount_cents, currency: row.currency, created_at: row.created_at });
   });
-  return { port: await listen(app) };
+  return { port: await listen(app, bornOnPrototypes ? expressMessages(app) : {}) };
 }
 
 const JOSE_ISSUER = "urn:portcullis:bench";
@@ -139,8 +149,8 @@ async function serveJose(dir: string): Promise<Ready> {
   return { port: await listen(app), token };
 }
 
-function listen(app: http.RequestListener): Promise<number> {
-  const server = http.createServer(app);
+function listen(app: http.RequestListener, options: http.ServerOptions = {}): Promise<number> {
+  const server = http.createServer(options, app);
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
@@ -194,7 +204,7 @@ function headersOf(ready: Ready): Record<string, string> {
 }
 
 /** `base`: the full chain of the --baseline checkout. */
-type Mode = "bare" | "jose" | "full" | "nolog" | "base";
+type Mode = "bare" | "jose" | "full" | "nolog" | "base" | "bareproto";
 
 function start(mode: Mode, dir: string, baseline?: string): Promise<{ child: ChildProcess; ready: Ready }> {
   // Each server its own directory: a baseline's server names its files as this one does.
@@ -211,7 +221,12 @@ function start(mode: Mode, dir: string, baseline?: string): Promise<{ child: Chi
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === "--serve") {
     const mode = argv[1] as Mode;
-    const ready = mode === "bare" ? await serveBare(argv[2]) : mode === "jose" ? await serveJose(argv[2]) : await serveFull(argv[2], mode === "full");
+    const ready =
+      mode === "bare" || mode === "bareproto"
+        ? await serveBare(argv[2], mode === "bareproto")
+        : mode === "jose"
+          ? await serveJose(argv[2])
+          : await serveFull(argv[2], mode === "full");
     process.on("message", () => {
       const cpu = process.cpuUsage();
       // The parent reads the main thread's CPU itself (mainThreadUs): older checkouts' servers (--baseline) answer this too.
@@ -236,8 +251,8 @@ async function main(argv: string[]): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portcullis-bench-"));
   // Both servers up at once, measured in alternating rounds: background load on a shared machine
   // then hits both alike, and the median round of each is reported.
-  const modes: Mode[] = baseline ? ["base", "full"] : argv.includes("--breakdown") ? ["bare", "jose", "full", "nolog"] : ["bare", "jose", "full"];
-  const runs: Record<Mode, Result[]> = { bare: [], jose: [], full: [], nolog: [], base: [] };
+  const modes: Mode[] = baseline ? ["base", "full"] : argv.includes("--breakdown") ? ["bare", "jose", "full", "nolog", "bareproto"] : ["bare", "jose", "full"];
+  const runs: Record<Mode, Result[]> = { bare: [], jose: [], full: [], nolog: [], base: [], bareproto: [] };
   const servers: Array<{ mode: Mode; child: ChildProcess; ready: Ready }> = [];
   let competition: string;
   try {
@@ -290,6 +305,11 @@ async function main(argv: string[]): Promise<void> {
   console.log(`ratio full/express+jose: ${joseRatio.toFixed(2)}x its throughput (target >= 1.0x: ${joseRatio >= 1 ? "met" : "MISSED"})`);
   const medianCpu = (rs: Result[]) => rs.map((r) => r.cpuUs ?? NaN).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
   if (runs.nolog.length > 0) console.log(`breakdown: full chain with a discarding decision log: ${fmt(median(runs.nolog))}`);
+  if (runs.bareproto.length > 0) {
+    const bareProto = median(runs.bareproto);
+    console.log(`breakdown: bare express + SQLite, requests born on Express's prototypes (as the full chain): ${fmt(bareProto)}`);
+    console.log(`  ratio full/that bare: ${((results.full.rps / bareProto.rps) * 100).toFixed(1)}% of its throughput`);
+  }
   console.log(`capacity ratio (server CPU per request, bare/full): ${((medianCpu(runs.bare) / medianCpu(runs.full)) * 100).toFixed(1)}%`);
   const medianMain = (rs: Result[]) => rs.map((r) => r.mainUs ?? NaN).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
   const mainRatio = medianMain(runs.bare) / medianMain(runs.full);

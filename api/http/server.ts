@@ -19,6 +19,7 @@ import * as net from "node:net";
 import type { Express } from "express";
 import { newDecisionId } from "../../pdp/decision-id";
 import type { ApiLogger } from "../deps";
+import { expressMessages } from "./express-messages";
 import { PROBLEM_TYPE_PREFIX, PROBLEMS, type ProblemCode } from "../problems";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./limits";
 
@@ -38,6 +39,8 @@ export function createHttpServer(app: Express, options: { limits: HttpLimits; lo
   const limits = options.limits;
   const server = http.createServer(
     {
+      // Requests and responses born on Express's prototypes: Express then has none to change (express-messages.ts).
+      ...expressMessages(app),
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
