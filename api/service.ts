@@ -6,14 +6,15 @@
  *
  *   const service = await createService(config);  // a Config from loadConfig, or any part of one (config/)
  *   const server = http.createServer(service.app).listen(8080);
- *   service.resume();                              // once up: export jobs a previous run left
+ *   service.resume();                              // once up: the export runner claims and polls
  *   ...                                            // await drain(), then
  *   await service.close();
  *
  * close() stops, in this order: the export runner (a job in progress goes
- * back to `queued` before its database closes), the PDP (bundle watchers and
- * pollers), the decision log (flushes the events of the last requests, then
- * closes its own database), the Redis connection of the rate-limit store
+ * back to `queued`, its lease released for any instance, before its
+ * database closes), the PDP (bundle watchers and pollers), the decision
+ * log (flushes the events of the last requests, then closes its own
+ * database), the Redis connection of the rate-limit store
  * (when `redis.url` is set), the work started after answers (the security
  * monitor's lookups), the data store (writes its held bookkeeping; rejects
  * with BookkeepingLostError when some could not be). A failure while
@@ -73,7 +74,7 @@ export interface Service {
   exportRunner: ExportRunner;
   /** What the app was built from (tests build variants of the app from it). */
   deps: ApiDeps;
-  /** Starts the export jobs a previous run left queued or interrupted; call once the service is up. */
+  /** Starts the export runner (claimable jobs now, then a poll: api/exports/runner.ts); call once the service is up. */
   resume(): void;
   /** Stops everything in the shutdown order above; call after the listener stopped. Idempotent. */
   close(): Promise<void>;
@@ -124,7 +125,8 @@ export async function createService(input: ConfigInput, hooks: ServiceHooks = {}
     // Redis when configured (budgets shared by every instance); unset, the app counts in process.
     const { url: redisUrl, ...redis } = config.redis;
     if (redisUrl !== undefined) rateLimitStore = await openRedisRateLimitStore({ url: redisUrl, ...redis, logger });
-    exportRunner = createExportRunner({ db, logger, maxRows: config.exports.maxRows });
+    // Every instance's runner claims from the one job table: leases keep a job to one runner at a time.
+    exportRunner = createExportRunner({ db, logger, ...config.exports });
     const deps: ApiDeps = {
       pdp,
       db,

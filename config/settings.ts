@@ -14,13 +14,13 @@ import { MAX_MEMORY_PAGES } from "@portcullis/rego-wasm";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
 import { DEFAULT_HTTP_LIMITS } from "../api/http/limits";
 import { DEFAULT_LOCK_WAIT_MS } from "../api/middleware/act";
-import { DEFAULT_MAX_EXPORT_ROWS } from "../api/exports/runner";
+import { DEFAULT_EXPORT_LEASE_MS, DEFAULT_EXPORT_POLL_INTERVAL_MS, DEFAULT_MAX_EXPORT_ROWS } from "../api/exports/runner";
 import { DEFAULT_DEV_KEY_FILE } from "../api/identity/keys";
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from "../api/middleware/rate-limit";
 import { REDIS_DEFAULTS, REDIS_FAILURE_STANCES, type RedisFailureStance } from "../api/middleware/rate-limit-redis";
 import type { RateLimitClass } from "../api/registry/types";
 import { DEFAULT_ENUMERATION } from "../api/security/monitor";
-import { DEFAULT_DB_FILE } from "../db";
+import { DEFAULT_DB_FILE, MAX_LEASE_MS } from "../db";
 import { DEFAULT_DECISIONS_DB } from "../pdp/log/store/sqlite-store";
 import { SQLITE_SINK_DEFAULTS } from "../pdp/log/sinks/sqlite-sink";
 import { DEFAULT_COMMIT_TIMEOUT_MS } from "../pdp/log/pipelines/durable";
@@ -124,7 +124,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Distinct unknown ids within the window before an actor is reported for enumeration. */
   enumeration: { threshold: number; windowMs: number };
-  exports: { maxRows: number };
+  /** Export jobs: the row ceiling, the lease a runner takes on a job, how often a runner looks for claimable jobs. */
+  exports: { maxRows: number; leaseMs: number; pollIntervalMs: number };
 }
 
 /** A configuration given in code: any part of Config, the rest from the defaults. */
@@ -157,7 +158,7 @@ export const DEFAULTS: Config = {
   identity: { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ["ES256"], devKeyFile: DEFAULT_DEV_KEY_FILE, clockToleranceSec: 30, cacheTtlSec: 60 },
   rateLimits: DEFAULT_RATE_LIMITS,
   enumeration: DEFAULT_ENUMERATION,
-  exports: { maxRows: DEFAULT_MAX_EXPORT_ROWS },
+  exports: { maxRows: DEFAULT_MAX_EXPORT_ROWS, leaseMs: DEFAULT_EXPORT_LEASE_MS, pollIntervalMs: DEFAULT_EXPORT_POLL_INTERVAL_MS },
 };
 
 export interface Setting {
@@ -346,6 +347,18 @@ export const SETTINGS: readonly Setting[] = [
   { path: "enumeration.threshold", env: "PORTCULLIS_ENUMERATION_THRESHOLD", kind: atLeast(1), doc: "distinct unknown ids that report an enumeration" },
   { path: "enumeration.windowMs", env: "PORTCULLIS_ENUMERATION_WINDOW_MS", kind: atLeast(1), doc: "window of the enumeration count" },
   { path: "exports.maxRows", env: "PORTCULLIS_EXPORT_MAX_ROWS", kind: atLeast(1), doc: "most rows one export job may hold" },
+  {
+    path: "exports.leaseMs",
+    env: "PORTCULLIS_EXPORT_LEASE_MS",
+    kind: { type: "integer", min: 1000, max: MAX_LEASE_MS },
+    doc: "lease an instance takes on the export job it runs (renewed while it works); a job whose instance died runs elsewhere once it expires",
+  },
+  {
+    path: "exports.pollIntervalMs",
+    env: "PORTCULLIS_EXPORT_POLL_INTERVAL_MS",
+    kind: { type: "integer", min: 100, max: 3_600_000 },
+    doc: "how often each instance looks for claimable export jobs (queued elsewhere, or left by a dead instance)",
+  },
 ];
 
 /** The variable naming the config file (the `--config` flag wins over it). */

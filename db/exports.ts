@@ -4,27 +4,27 @@
  * another tenant is indistinguishable from a missing one.
  *
  * A job moves queued -> running -> done | failed, each step one conditional
- * UPDATE (`... AND status = <from>`): two runners can never both claim a
- * job, and a result is written together with status `done` in the same
- * statement (one transaction), so no reader ever sees half of an export.
+ * UPDATE. Several runners (one per instance) share the table, so a running
+ * job carries a LEASE: the runner that claimed it (`lease_owner`) and until
+ * when (`lease_expires_at`, the database's clock, so instances' clocks never
+ * disagree about it). A runner claims the oldest job that is queued, or
+ * running under an expired lease (its runner crashed, stalled or lost the
+ * database), in one statement: two runners never both claim a job. Every
+ * later write of the job (renew, complete, fail, requeue) is fenced by the
+ * holder's name AND an unexpired lease in the same UPDATE, so a runner that
+ * lost its lease never writes over the new holder's run; a result is written
+ * together with status `done` (one statement), so no reader sees half of one.
  *
  *   const job = db.exportJobs.createScoped(scope, { requestedBy, format: "csv", readFields, rowScope });
- *   db.exportJobs.claimNextScoped({ tenant_id: job.tenant_id });   // the runner
+ *   const lease = { runner: "host:1234:ab12", ms: 30_000 };
+ *   const claimed = db.exportJobs.claimNextScoped({ tenant_id: job.tenant_id }, lease);   // the runner
+ *   db.exportJobs.renewLeaseScoped(claimed.id, scope, lease);                              // while it works
+ *   db.exportJobs.completeScoped(claimed.id, scope, lease.runner, { result, rowCount });   // false: lease lost
  */
 import { randomUUID } from "node:crypto";
 import { checkScope, scopeFilter } from "./scope";
 import { checkId, checkOneOf, type Prepare } from "./sql";
-import {
-  DbInputError,
-  EXPORT_ERRORS,
-  EXPORT_FORMATS,
-  ScopeError,
-  type ExportError,
-  type ExportFormat,
-  type ExportJobRow,
-  type ExportStatus,
-  type Scope,
-} from "./types";
+import { DbInputError, EXPORT_ERRORS, EXPORT_FORMATS, ScopeError, type ExportError, type ExportFormat, type ExportJobRow, type Scope } from "./types";
 
 export interface NewExportJob {
   requestedBy: string;
@@ -34,20 +34,37 @@ export interface NewExportJob {
   rowScope: Scope;
 }
 
+/** A runner's hold on the jobs it claims: its name, and how long a claim or renewal holds. */
+export interface Lease {
+  /** Unique per runner (api/exports/runner.ts: host, process and a random part); at most 100 characters. */
+  runner: string;
+  /** From the database's now; 0 is already expired (a claim another runner may take at once). */
+  ms: number;
+}
+
 export interface ExportJobsRepository {
   /** Stores a queued job in the scope's tenant. */
   createScoped(scope: Scope, job: NewExportJob): ExportJobRow;
   getScoped(id: string, scope: Scope): ExportJobRow | undefined;
-  /** Claims the oldest queued job in scope (queued -> running); undefined when none is queued. */
-  claimNextScoped(scope: Scope): ExportJobRow | undefined;
-  /** running -> done with its result and row count; false when the job was not running in scope. */
-  completeScoped(id: string, scope: Scope, outcome: { result: string; rowCount: number }): boolean;
-  /** running -> failed with an error code (no result is ever stored for a failed job). */
-  failScoped(id: string, scope: Scope, error: ExportError): boolean;
-  /** running -> queued: a run stopped by shutdown starts again from scratch later. */
-  requeueScoped(id: string, scope: Scope): boolean;
-  /** Every running job in scope -> queued (at start-up: whoever ran them died with the process); returns how many. */
-  requeueRunningScoped(scope: Scope): number;
+  /**
+   * Claims the scope's oldest job that is queued, or running with an expired
+   * (or no) lease: it becomes running, held by `lease`; undefined when there is none.
+   */
+  claimNextScoped(scope: Scope, lease: Lease): ExportJobRow | undefined;
+  /** Extends the runner's unexpired lease to `lease.ms` from now; false when it no longer holds one (lost: stop the run). */
+  renewLeaseScoped(id: string, scope: Scope, lease: Lease): boolean;
+  /** running -> done with its result and row count; false unless `runner` holds an unexpired lease on it in scope. */
+  completeScoped(id: string, scope: Scope, runner: string, outcome: { result: string; rowCount: number }): boolean;
+  /** running -> failed with an error code (no result is ever stored for a failed job); fenced as completeScoped. */
+  failScoped(id: string, scope: Scope, runner: string, error: ExportError): boolean;
+  /** running -> queued, lease released: a run stopped by shutdown starts from scratch on any runner at once; fenced as completeScoped. */
+  requeueScoped(id: string, scope: Scope, runner: string): boolean;
+  /**
+   * The runners' poll, across tenants: the tenants that have a job to claim
+   * now (queued, or running under an expired lease). Tenant ids only, never
+   * returned to a caller.
+   */
+  claimableTenants(): string[];
   /**
    * Security monitoring only: the tenant a job id belongs to, so a probe for
    * another tenant's job is recorded as cross-tenant. Never returned to a
@@ -56,8 +73,11 @@ export interface ExportJobsRepository {
   tenantOf(id: string): string | undefined;
 }
 
-const COLUMNS = "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error";
+const COLUMNS =
+  "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error, lease_owner, lease_expires_at";
 const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+/** The longest lease a runner may take: a longer one would keep a dead runner's job waiting that long. */
+export const MAX_LEASE_MS = 3_600_000;
 /** More names than any field view holds: a longer list is a bug upstream, not a bigger export. */
 const MAX_READ_FIELDS = 100;
 
@@ -80,15 +100,40 @@ export function checkReadFields(fields: unknown): string[] {
   return [...fields];
 }
 
+export function checkLease(lease: unknown): Lease {
+  const { runner, ms } = (typeof lease === "object" && lease !== null ? lease : {}) as Partial<Lease>;
+  if (typeof runner !== "string" || runner.length < 1 || runner.length > 100)
+    throw new DbInputError("invalid_input", "lease.runner must be 1 to 100 characters");
+  if (!Number.isSafeInteger(ms) || (ms as number) < 0 || (ms as number) > MAX_LEASE_MS)
+    throw new DbInputError("invalid_input", `lease.ms must be a whole number of milliseconds from 0 to ${MAX_LEASE_MS}`);
+  return { runner, ms: ms as number };
+}
+
+export function checkRunner(runner: unknown): string {
+  return checkLease({ runner, ms: 0 }).runner;
+}
+
 function isForeignKeyError(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 }
 
+/** A lease of `?` milliseconds from the statement's now (SQLite's 'now' is fixed for one statement). */
+const EXPIRY = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (? / 1000.0) || ' seconds')";
+/** What a runner may claim: queued, or running under an expired lease (or none: claimed before leases). */
+const CLAIMABLE = `status IN ('queued', 'running') AND (status = 'queued' OR lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
+/** Leaving `running` ends the lease (the schema keeps a lease on running jobs only). */
+const RELEASE = "lease_owner = NULL, lease_expires_at = NULL";
+
 export function exportJobsRepository(prepare: Prepare): ExportJobsRepository {
-  /** One status change of one job in scope, only from `from`; `sets` is fixed text from this module, values are bound. */
-  const transition = (id: string, scope: Scope, from: ExportStatus, sets: string, values: Array<string | number>): boolean => {
+  /**
+   * One change of a job `runner` holds an unexpired lease on, in scope; `sets` is
+   * fixed text from this module, values are bound. The fence and the change are one statement.
+   */
+  const fenced = (id: string, scope: Scope, runner: string, sets: string, values: Array<string | number>): boolean => {
     const filter = scopeFilter("export_jobs", scope);
-    const info = prepare(`UPDATE export_jobs SET ${sets} WHERE id = ? AND ${filter.sql} AND status = ?`).run(...values, checkId(id), ...filter.params, from);
+    const info = prepare(
+      `UPDATE export_jobs SET ${sets} WHERE id = ? AND ${filter.sql} AND status = 'running' AND lease_owner = ? AND lease_expires_at > ${NOW}`,
+    ).run(...values, checkId(id), ...filter.params, checkRunner(runner));
     return info.changes === 1;
   };
 
@@ -124,37 +169,43 @@ export function exportJobsRepository(prepare: Prepare): ExportJobsRepository {
       return toRow(prepare(`SELECT ${COLUMNS} FROM export_jobs WHERE id = ? AND ${filter.sql}`).get(checkId(id), ...filter.params) as StoredJob | undefined);
     },
 
-    claimNextScoped(scope) {
+    claimNextScoped(scope, lease) {
       const filter = scopeFilter("export_jobs", scope);
+      const { runner, ms } = checkLease(lease);
       // The subquery picks, the outer condition re-checks: of two claimers, one UPDATE wins.
       // rowid breaks ties of jobs created in the same millisecond: insertion order (ids are random).
       return toRow(
         prepare(
-          `UPDATE export_jobs SET status = 'running', started_at = ${NOW}
-           WHERE id = (SELECT id FROM export_jobs WHERE ${filter.sql} AND status = 'queued' ORDER BY created_at, rowid LIMIT 1)
-             AND ${filter.sql} AND status = 'queued'
+          `UPDATE export_jobs SET status = 'running', started_at = ${NOW}, lease_owner = ?, lease_expires_at = ${EXPIRY}
+           WHERE id = (SELECT id FROM export_jobs WHERE ${filter.sql} AND ${CLAIMABLE} ORDER BY created_at, rowid LIMIT 1)
+             AND ${filter.sql} AND ${CLAIMABLE}
            RETURNING ${COLUMNS}`,
-        ).get(...filter.params, ...filter.params) as StoredJob | undefined,
+        ).get(runner, ms, ...filter.params, ...filter.params) as StoredJob | undefined,
       );
     },
 
-    completeScoped(id, scope, outcome) {
+    renewLeaseScoped(id, scope, lease) {
+      const { runner, ms } = checkLease(lease);
+      return fenced(id, scope, runner, `lease_expires_at = ${EXPIRY}`, [ms]);
+    },
+
+    completeScoped(id, scope, runner, outcome) {
       if (typeof outcome?.result !== "string") throw new DbInputError("invalid_input", "result must be text");
       if (!Number.isSafeInteger(outcome.rowCount) || outcome.rowCount < 0) throw new DbInputError("invalid_input", "rowCount must be a non-negative integer");
-      return transition(id, scope, "running", `status = 'done', result = ?, row_count = ?, finished_at = ${NOW}`, [outcome.result, outcome.rowCount]);
+      return fenced(id, scope, runner, `status = 'done', result = ?, row_count = ?, finished_at = ${NOW}, ${RELEASE}`, [outcome.result, outcome.rowCount]);
     },
 
-    failScoped(id, scope, error) {
-      return transition(id, scope, "running", `status = 'failed', error = ?, finished_at = ${NOW}`, [checkOneOf(error, EXPORT_ERRORS, "error")]);
+    failScoped(id, scope, runner, error) {
+      return fenced(id, scope, runner, `status = 'failed', error = ?, finished_at = ${NOW}, ${RELEASE}`, [checkOneOf(error, EXPORT_ERRORS, "error")]);
     },
 
-    requeueScoped(id, scope) {
-      return transition(id, scope, "running", "status = 'queued', started_at = NULL", []);
+    requeueScoped(id, scope, runner) {
+      return fenced(id, scope, runner, `status = 'queued', started_at = NULL, ${RELEASE}`, []);
     },
 
-    requeueRunningScoped(scope) {
-      const filter = scopeFilter("export_jobs", scope);
-      return prepare(`UPDATE export_jobs SET status = 'queued', started_at = NULL WHERE ${filter.sql} AND status = 'running'`).run(...filter.params).changes;
+    claimableTenants() {
+      const rows = prepare(`SELECT DISTINCT tenant_id FROM export_jobs WHERE ${CLAIMABLE} ORDER BY tenant_id`).all() as Array<{ tenant_id: string }>;
+      return rows.map((r) => r.tenant_id);
     },
 
     tenantOf(id) {

@@ -180,6 +180,25 @@ ALTER TABLE security_events ADD COLUMN test_run TEXT CHECK (test_run IS NULL OR 
 CREATE INDEX security_events_by_run ON security_events (test_run, at) WHERE test_run IS NOT NULL;
 `,
   },
+  {
+    version: 7,
+    name: "export jobs: leases",
+    // The runner that holds a running job and until when (db/exports.ts): any runner may claim a
+    // job that is queued, or running with its lease expired (a runner that crashed, stalled or was
+    // cut off), and every later write of the job needs the holder's name and an unexpired lease.
+    // The CHECK keeps a lease whole and on running jobs only, so even a writer that ignores leases
+    // (an older build during an upgrade) cannot finish or requeue a job another runner re-claimed.
+    // A job running when this applies has no lease: claimable at once (its runner predates leases).
+    // export_jobs_open: the jobs a poll looks for, without reading finished ones.
+    sql: `
+ALTER TABLE export_jobs ADD COLUMN lease_expires_at TEXT;
+ALTER TABLE export_jobs ADD COLUMN lease_owner TEXT CHECK (
+  (lease_owner IS NULL) = (lease_expires_at IS NULL)
+  AND (lease_owner IS NULL OR (status = 'running' AND length(lease_owner) BETWEEN 1 AND 100))
+);
+CREATE INDEX export_jobs_open ON export_jobs (tenant_id, created_at) WHERE status IN ('queued', 'running');
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -94,6 +94,10 @@ export interface ExportJobRow {
   result: string | null;
   /** Set exactly when the job failed. */
   error: ExportError | null;
+  /** The runner holding a running job's lease (db/exports.ts); null on any other job, and on a running job claimed before leases. */
+  lease_owner: string | null;
+  /** Until when the lease holds (the database's clock); set with lease_owner. */
+  lease_expires_at: string | null;
 }
 
 export interface SecurityEventRow {

@@ -1,32 +1,47 @@
 /**
- * The export jobs repository on PostgreSQL: db/exports.ts's methods and
- * checks, each *Scoped statement filtered by the scope AND run under the
- * scope's tenant for row-level security. Every status change is one
- * conditional UPDATE (`... AND status = <from>`), so two runners never both
- * claim a job; a result is written with `done` in the same statement.
+ * The export jobs repository on PostgreSQL: db/exports.ts's methods, checks
+ * and lease semantics, each *Scoped statement filtered by the scope AND run
+ * under the scope's tenant for row-level security. A claim is one UPDATE
+ * whose subquery locks its pick `FOR UPDATE SKIP LOCKED` (a job another
+ * runner is claiming right now is skipped, not waited for); every later
+ * write is fenced by the lease holder and an unexpired lease in the same
+ * UPDATE; a result is written with `done` in the same statement. Lease times
+ * are the database's clock (clock_timestamp(): the statement's time).
  */
 import { randomUUID } from "node:crypto";
-import { checkReadFields, type NewExportJob } from "../exports";
+import { checkLease, checkReadFields, checkRunner, type NewExportJob } from "../exports";
 import { checkScope } from "../scope";
 import { checkId, checkOneOf } from "../sql";
 import type { AsyncExportJobsRepository } from "../store";
-import { DbInputError, EXPORT_ERRORS, EXPORT_FORMATS, ScopeError, type ExportJobRow, type ExportStatus, type Scope } from "../types";
+import { DbInputError, EXPORT_ERRORS, EXPORT_FORMATS, ScopeError, type ExportJobRow, type Scope } from "../types";
 import { pgErrorCode, pgScopeFilter } from "./scope";
 import type { Session } from "./session";
 
-const COLUMNS = "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error";
+const COLUMNS =
+  "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error, lease_owner, lease_expires_at";
 // The statement's time, like SQLite's 'now' (now() would be the start of a caller's whole transaction).
 const NOW = "date_trunc('milliseconds', clock_timestamp())";
+/** What a runner may claim: queued, or running under an expired lease (or none: claimed before leases). */
+const CLAIMABLE = `status IN ('queued', 'running') AND (status = 'queued' OR lease_expires_at IS NULL OR lease_expires_at <= ${NOW})`;
+/** Leaving `running` ends the lease (the schema keeps a lease on running jobs only). */
+const RELEASE = "lease_owner = NULL, lease_expires_at = NULL";
+/** A lease of $n milliseconds from the statement's time. */
+const expiry = (n: number) => `${NOW} + $${n}::integer * interval '1 millisecond'`;
 
 export function pgExportJobsRepository(session: Session): AsyncExportJobsRepository {
-  /** One status change of one job in scope, only from `from`; `sets` is fixed text from this module with placeholders $1..$k, values bound. */
-  const transition = async (id: string, scope: Scope, from: ExportStatus, sets: string, values: Array<string | number>): Promise<boolean> => {
+  /**
+   * One change of a job `runner` holds an unexpired lease on, in scope; `sets` is fixed text
+   * from this module with placeholders $1..$k, values bound. The fence and the change are one statement.
+   */
+  const fenced = async (id: string, scope: Scope, runner: string, sets: string, values: Array<string | number>): Promise<boolean> => {
     const filter = pgScopeFilter("export_jobs", scope);
     const k = values.length;
     const result = await session.scoped(
       filter.tenantId,
-      `UPDATE export_jobs SET ${sets} WHERE id = $${k + 1} AND ${filter.sql(k + 2)} AND status = $${k + 2 + filter.params.length}`,
-      [...values, checkId(id), ...filter.params, from],
+      `UPDATE export_jobs SET ${sets}
+       WHERE id = $${k + 1} AND ${filter.sql(k + 2)} AND status = 'running'
+         AND lease_owner = $${k + 2 + filter.params.length} AND lease_expires_at > ${NOW}`,
+      [...values, checkId(id), ...filter.params, checkRunner(runner)],
     );
     return result.rowCount === 1;
   };
@@ -70,43 +85,45 @@ export function pgExportJobsRepository(session: Session): AsyncExportJobsReposit
       return rows[0];
     },
 
-    async claimNextScoped(scope) {
+    async claimNextScoped(scope, lease) {
       const filter = pgScopeFilter("export_jobs", scope);
-      // The subquery picks and locks (SKIP LOCKED: a job another runner is claiming right now is
-      // skipped, not waited for); the outer condition re-checks. seq: insertion order (ids are random).
+      const { runner, ms } = checkLease(lease);
+      const n = filter.params.length;
+      // The subquery picks and locks; the outer condition re-checks. seq: insertion order (ids are random).
       const { rows } = await session.scoped<ExportJobRow>(
         filter.tenantId,
-        `UPDATE export_jobs SET status = 'running', started_at = ${NOW}
-         WHERE id = (SELECT id FROM export_jobs WHERE ${filter.sql(1)} AND status = 'queued' ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-           AND ${filter.sql(1)} AND status = 'queued'
+        `UPDATE export_jobs SET status = 'running', started_at = ${NOW}, lease_owner = $${n + 1}, lease_expires_at = ${expiry(n + 2)}
+         WHERE id = (SELECT id FROM export_jobs WHERE ${filter.sql(1)} AND ${CLAIMABLE} ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+           AND ${filter.sql(1)} AND ${CLAIMABLE}
          RETURNING ${COLUMNS}`,
-        filter.params,
+        [...filter.params, runner, ms],
       );
       return rows[0];
     },
 
-    async completeScoped(id, scope, outcome) {
+    async renewLeaseScoped(id, scope, lease) {
+      const { runner, ms } = checkLease(lease);
+      return fenced(id, scope, runner, `lease_expires_at = ${expiry(1)}`, [ms]);
+    },
+
+    async completeScoped(id, scope, runner, outcome) {
       if (typeof outcome?.result !== "string") throw new DbInputError("invalid_input", "result must be text");
       if (!Number.isSafeInteger(outcome.rowCount) || outcome.rowCount < 0) throw new DbInputError("invalid_input", "rowCount must be a non-negative integer");
-      return transition(id, scope, "running", `status = 'done', result = $1, row_count = $2, finished_at = ${NOW}`, [outcome.result, outcome.rowCount]);
+      return fenced(id, scope, runner, `status = 'done', result = $1, row_count = $2, finished_at = ${NOW}, ${RELEASE}`, [outcome.result, outcome.rowCount]);
     },
 
-    async failScoped(id, scope, error) {
-      return transition(id, scope, "running", `status = 'failed', error = $1, finished_at = ${NOW}`, [checkOneOf(error, EXPORT_ERRORS, "error")]);
+    async failScoped(id, scope, runner, error) {
+      return fenced(id, scope, runner, `status = 'failed', error = $1, finished_at = ${NOW}, ${RELEASE}`, [checkOneOf(error, EXPORT_ERRORS, "error")]);
     },
 
-    async requeueScoped(id, scope) {
-      return transition(id, scope, "running", "status = 'queued', started_at = NULL", []);
+    async requeueScoped(id, scope, runner) {
+      return fenced(id, scope, runner, `status = 'queued', started_at = NULL, ${RELEASE}`, []);
     },
 
-    async requeueRunningScoped(scope) {
-      const filter = pgScopeFilter("export_jobs", scope);
-      const result = await session.scoped(
-        filter.tenantId,
-        `UPDATE export_jobs SET status = 'queued', started_at = NULL WHERE ${filter.sql(1)} AND status = 'running'`,
-        filter.params,
-      );
-      return result.rowCount ?? 0;
+    async claimableTenants() {
+      // Across tenants: the SECURITY DEFINER lookup (migrations.ts, version 9), tenant ids only.
+      const { rows } = await session.query<{ tenant_id: string }>("SELECT t AS tenant_id FROM portcullis_export_claimable_tenants() AS t ORDER BY t", []);
+      return rows.map((r) => r.tenant_id);
     },
 
     async tenantOf(id) {

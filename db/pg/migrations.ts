@@ -14,7 +14,8 @@
  *   - JSON columns are json/jsonb with the same shape checks
  * Version 5 adds what SQLite cannot: privileges for the service role and
  * row-level security on every tenant table (the "second wall" of issue 23).
- * Version 8 is the decision log's store (pdp/log/store/sqlite-store.ts's tables), append-only.
+ * Version 8 is the decision log's store (pdp/log/store/sqlite-store.ts's tables), append-only;
+ * version 9 mirrors SQLite's 7 (export job leases).
  *
  * Roles (created by whoever provisions the database; scripts/services/postgres.sh does it here):
  *   - the migrator: owns the tables; must be a member of `portcullis_lookup`, never of `portcullis_app`
@@ -342,6 +343,37 @@ CREATE TRIGGER log_runs_no_change BEFORE UPDATE OR DELETE ON log_runs FOR EACH R
 CREATE TRIGGER log_runs_no_truncate BEFORE TRUNCATE ON log_runs FOR EACH STATEMENT EXECUTE FUNCTION decision_log_append_only();
 
 GRANT SELECT, INSERT ON decisions, outcomes, log_runs TO ${APP_ROLE};
+`,
+  },
+  {
+    version: 9,
+    name: "export jobs: leases",
+    // As SQLite's version 7: the runner holding a running job and until when, a lease whole and on
+    // running jobs only (even an older build's writes cannot finish a job another runner re-claimed).
+    // portcullis_export_claimable_tenants: what every runner polls for, one statement whatever the
+    // number of tenants; it crosses tenants, so it is one more SECURITY DEFINER lookup of version 5's
+    // kind (owned by the lookup role, which may read only the columns it needs), returning tenant ids only.
+    sql: `
+ALTER TABLE export_jobs ADD COLUMN lease_owner text COLLATE "C";
+ALTER TABLE export_jobs ADD COLUMN lease_expires_at timestamptz;
+ALTER TABLE export_jobs ADD CONSTRAINT export_jobs_lease CHECK (
+  (lease_owner IS NULL) = (lease_expires_at IS NULL)
+  AND (lease_owner IS NULL OR (status = 'running' AND length(lease_owner) BETWEEN 1 AND 100))
+);
+CREATE INDEX export_jobs_open ON export_jobs (tenant_id, created_at) WHERE status IN ('queued', 'running');
+GRANT UPDATE (lease_owner, lease_expires_at) ON export_jobs TO ${APP_ROLE};
+
+GRANT SELECT (status, lease_expires_at) ON export_jobs TO ${LOOKUP_ROLE};
+CREATE FUNCTION portcullis_export_claimable_tenants() RETURNS SETOF text
+  LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $$ SELECT DISTINCT j.tenant_id FROM public.export_jobs j
+        WHERE j.status IN ('queued', 'running')
+          AND (j.status = 'queued' OR j.lease_expires_at IS NULL OR j.lease_expires_at <= clock_timestamp()) $$;
+GRANT CREATE ON SCHEMA public TO ${LOOKUP_ROLE};
+ALTER FUNCTION portcullis_export_claimable_tenants() OWNER TO ${LOOKUP_ROLE};
+REVOKE CREATE ON SCHEMA public FROM ${LOOKUP_ROLE};
+REVOKE ALL ON FUNCTION portcullis_export_claimable_tenants() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION portcullis_export_claimable_tenants() TO ${APP_ROLE};
 `,
   },
 ];

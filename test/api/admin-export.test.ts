@@ -3,8 +3,9 @@
  * admin starts a job and polls it until done; the result holds exactly the
  * invoice fields the policy lets that admin read, of her tenant only; CSV is
  * quoted and guarded against formula injection; members, support staff,
- * other tenants and bad bodies get nothing and store nothing; a job a crash
- * left running is resumed; the row ceiling fails a job without a partial
+ * other tenants and bad bodies get nothing and store nothing; a job whose
+ * runner died (its lease expired) is taken over at start, one another live
+ * instance runs is not; the row ceiling fails a job without a partial
  * result. Also: the internal report counts every invoice, not one page.
  */
 import * as path from "node:path";
@@ -229,25 +230,41 @@ describe("export jobs", () => {
   });
 });
 
-describe("start-up resumes a job a crash left running", () => {
+describe("start-up takes over a job whose runner died (lease expired), never one a live instance runs", () => {
   let h: Harness;
-  let jobId: string;
+  let deadJob: string;
+  let liveJob: string;
   beforeAll(async () => {
     h = await startHarness({
       async beforeStart(db) {
-        // The previous process accepted the job with these fields, claimed it, and died.
-        jobId = (await db.exportJobs.createScoped(ACME, { requestedBy: "u_carol", format: "json", readFields: ["id", "number"], rowScope: ACME })).id;
-        expect(await db.exportJobs.claimNextScoped(ACME)).toMatchObject({ id: jobId, status: "running" });
+        const create = async () =>
+          (await db.exportJobs.createScoped(ACME, { requestedBy: "u_carol", format: "json", readFields: ["id", "number"], rowScope: ACME })).id;
+        // Another instance, alive, is running this one right now (its lease holds for ten minutes).
+        liveJob = await create();
+        expect(await db.exportJobs.claimNextScoped(ACME, { runner: "live-instance", ms: 600_000 })).toMatchObject({ id: liveJob, status: "running" });
+        // A previous process accepted this job with these fields, claimed it, and died: its lease ran out.
+        deadJob = await create();
+        expect(await db.exportJobs.claimNextScoped(ACME, { runner: "dead-instance", ms: 0 })).toMatchObject({ id: deadJob, status: "running" });
       },
     });
   });
   afterAll(async () => h?.close());
 
-  test("the job runs again from scratch with the fields it was accepted with", async () => {
-    const done = await finished(h, "u_carol", `/api/admin/export/${jobId}`);
+  test("the dead runner's job runs again from scratch with the fields it was accepted with, by this instance's runner", async () => {
+    const done = await finished(h, "u_carol", `/api/admin/export/${deadJob}`);
     expect(done.body).toMatchObject({ status: "done", rowCount: tenantInvoiceIds(h, "t_acme").length, error: null });
     for (const row of done.body.result as Array<Record<string, unknown>>) expect(Object.keys(row)).toEqual(["id", "number"]);
-    expect(h.logs).toContainEqual(expect.objectContaining({ event: "export.resumed", tenant: "t_acme", jobs: 1 }));
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: "export.job", job_id: deadJob, status: "done", runner: h.exportRunner.id }));
+  });
+
+  test("the live instance's job is left to it: still running, no second run here", async () => {
+    await h.exportRunner.idle();
+    const res = await request(h.app)
+      .get(`/api/admin/export/${liveJob}`)
+      .set(await h.auth("u_carol"));
+    expect(res.body).toMatchObject({ status: "running", result: null, finishedAt: null });
+    expect(h.logs.filter((l) => l.job_id === liveJob)).toEqual([]);
+    expect(await h.db.exportJobs.getScoped(liveJob, ACME)).toMatchObject({ status: "running", lease_owner: "live-instance" });
   });
 });
 

@@ -49,11 +49,11 @@ test("serve: seeds, serves, and shuts down gracefully on SIGTERM", async () => {
   try {
     fs.mkdirSync("var");
     fs.writeFileSync("var/bundle.tar.gz", policyBundle());
-    // A previous run accepted an export job, started it, and crashed.
+    // A previous run accepted an export job, started it, and crashed; its lease has expired since.
     const previous = openDatabase("var/portcullis.db", { seed: true });
     const acme = { tenant_id: "t_acme" };
     const jobId = previous.exportJobs.createScoped(acme, { requestedBy: "u_carol", format: "csv", readFields: ["id"], rowScope: acme }).id;
-    previous.exportJobs.claimNextScoped(acme);
+    previous.exportJobs.claimNextScoped(acme, { runner: "crashed-run", ms: 0 });
     previous.close();
     done = serveCommand(["--port", "0"]);
     let listening: { address: string } | undefined;

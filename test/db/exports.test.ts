@@ -13,6 +13,7 @@ beforeEach(() => (t = openTempDb()));
 afterEach(() => closeTempDb(t));
 
 const CAROL_JOB: NewExportJob = { requestedBy: "u_carol", format: "csv", readFields: ["id", "number"], rowScope: ACME };
+const LEASE = { runner: "runner-a", ms: 30_000 };
 
 describe("createScoped", () => {
   test("stores a queued job with the captured fields and scope", () => {
@@ -44,34 +45,24 @@ describe("reads and transitions stay in scope", () => {
   test("claimNextScoped takes the scope's oldest queued job, once", () => {
     const first = t.db.exportJobs.createScoped(ACME, CAROL_JOB);
     const second = t.db.exportJobs.createScoped(ACME, CAROL_JOB);
-    expect(t.db.exportJobs.claimNextScoped(GLOBEX)).toBeUndefined();
-    const claimed = t.db.exportJobs.claimNextScoped(ACME);
-    expect(claimed).toMatchObject({ id: first.id, status: "running" });
+    expect(t.db.exportJobs.claimNextScoped(GLOBEX, LEASE)).toBeUndefined();
+    const claimed = t.db.exportJobs.claimNextScoped(ACME, LEASE);
+    expect(claimed).toMatchObject({ id: first.id, status: "running", lease_owner: LEASE.runner });
     expect(claimed?.started_at).toEqual(expect.any(String));
-    expect(t.db.exportJobs.claimNextScoped(ACME)?.id).toBe(second.id);
-    expect(t.db.exportJobs.claimNextScoped(ACME)).toBeUndefined();
+    expect(t.db.exportJobs.claimNextScoped(ACME, LEASE)?.id).toBe(second.id);
+    expect(t.db.exportJobs.claimNextScoped(ACME, LEASE)).toBeUndefined();
   });
 
   test("complete, fail and requeue change a running job of the scope only", () => {
     const job = t.db.exportJobs.createScoped(ACME, CAROL_JOB);
-    expect(t.db.exportJobs.completeScoped(job.id, ACME, { result: "x", rowCount: 1 })).toBe(false); // still queued
-    t.db.exportJobs.claimNextScoped(ACME);
-    expect(t.db.exportJobs.completeScoped(job.id, GLOBEX, { result: "x", rowCount: 1 })).toBe(false);
-    expect(t.db.exportJobs.failScoped(job.id, GLOBEX, "export_failed")).toBe(false);
-    expect(t.db.exportJobs.requeueScoped(job.id, GLOBEX)).toBe(false);
-    expect(t.db.exportJobs.completeScoped(job.id, ACME, { result: "id\r\n", rowCount: 0 })).toBe(true);
-    expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "done", result: "id\r\n", row_count: 0, error: null });
-    expect(t.db.exportJobs.failScoped(job.id, ACME, "export_failed")).toBe(false); // done stays done
-  });
-
-  test("requeueRunningScoped puts the scope's running jobs back, nobody else's", () => {
-    const acme = t.db.exportJobs.createScoped(ACME, CAROL_JOB);
-    t.db.exportJobs.createScoped(GLOBEX, { ...CAROL_JOB, requestedBy: "u_erin", rowScope: GLOBEX });
-    t.db.exportJobs.claimNextScoped(ACME);
-    t.db.exportJobs.claimNextScoped(GLOBEX);
-    expect(t.db.exportJobs.requeueRunningScoped(ACME)).toBe(1);
-    expect(t.db.exportJobs.getScoped(acme.id, ACME)).toMatchObject({ status: "queued", started_at: null });
-    expect(t.db.exportJobs.claimNextScoped(GLOBEX)).toBeUndefined(); // globex's job is still running
+    expect(t.db.exportJobs.completeScoped(job.id, ACME, LEASE.runner, { result: "x", rowCount: 1 })).toBe(false); // still queued
+    t.db.exportJobs.claimNextScoped(ACME, LEASE);
+    expect(t.db.exportJobs.completeScoped(job.id, GLOBEX, LEASE.runner, { result: "x", rowCount: 1 })).toBe(false);
+    expect(t.db.exportJobs.failScoped(job.id, GLOBEX, LEASE.runner, "export_failed")).toBe(false);
+    expect(t.db.exportJobs.requeueScoped(job.id, GLOBEX, LEASE.runner)).toBe(false);
+    expect(t.db.exportJobs.completeScoped(job.id, ACME, LEASE.runner, { result: "id\r\n", rowCount: 0 })).toBe(true);
+    expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "done", result: "id\r\n", row_count: 0, error: null, lease_owner: null });
+    expect(t.db.exportJobs.failScoped(job.id, ACME, LEASE.runner, "export_failed")).toBe(false); // done stays done
   });
 });
 
@@ -84,6 +75,14 @@ describe("the schema refuses inconsistent jobs (repository bypassed)", () => {
       expect(() => raw.prepare("UPDATE export_jobs SET status = 'failed', finished_at = 'now' WHERE id = ?").run(job.id)).toThrow(/CHECK/);
       expect(() => raw.prepare("UPDATE export_jobs SET scope = ? WHERE id = ?").run(JSON.stringify(GLOBEX), job.id)).toThrow(/CHECK/);
       expect(() => raw.prepare("UPDATE export_jobs SET format = 'xml' WHERE id = ?").run(job.id)).toThrow(/CHECK/);
+      // A lease only on a running job, and whole (holder and expiry together).
+      expect(() => raw.prepare("UPDATE export_jobs SET lease_owner = 'r', lease_expires_at = '2030-01-01T00:00:00.000Z' WHERE id = ?").run(job.id)).toThrow(
+        /CHECK/,
+      );
+      t.db.exportJobs.claimNextScoped(ACME, LEASE);
+      expect(() => raw.prepare("UPDATE export_jobs SET lease_expires_at = NULL WHERE id = ?").run(job.id)).toThrow(/CHECK/);
+      // A writer that ignores leases (an older build) cannot finish a leased job.
+      expect(() => raw.prepare("UPDATE export_jobs SET status = 'queued' WHERE id = ?").run(job.id)).toThrow(/CHECK/);
     } finally {
       raw.close();
     }

@@ -1,7 +1,8 @@
 /**
  * The export runner without HTTP: jobs run on a later turn of the event loop,
- * stop() hands a job in progress back to the queue (no partial result) and the
- * next start runs it from scratch, a damaged job fails alone.
+ * stop() hands a job in progress back to the queue (no partial result, lease
+ * released) and the next start runs it from scratch, a damaged job fails
+ * alone. Several runners on one database: runner-scale-out.test.ts.
  */
 import Database from "better-sqlite3";
 import { createExportRunner, type ExportRunner } from "../../../api/exports/runner";
@@ -51,7 +52,7 @@ test("stop() hands a job in progress back to the queue with no result; the next 
   for (let i = 0; i < 100 && t.db.exportJobs.getScoped(job.id, ACME)?.status !== "running"; i++) await turn();
   expect(t.db.exportJobs.getScoped(job.id, ACME)?.status).toBe("running");
   await first.stop();
-  expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "queued", started_at: null, result: null, row_count: null });
+  expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "queued", started_at: null, result: null, row_count: null, lease_owner: null });
   expect(logs).toContainEqual(expect.objectContaining({ event: "export.job", job_id: job.id, status: "cancelled" }));
 
   first.enqueue(job); // a stopped runner takes nothing

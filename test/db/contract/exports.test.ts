@@ -1,13 +1,18 @@
 /**
  * Contract: the export jobs repository, the same tests on SQLite and
  * PostgreSQL (backends.ts): created in scope with the decision's fields and
- * row scope, claimed oldest first and once, moved only from `running`.
+ * row scope, claimed oldest first and once under a runner's lease, moved
+ * only from `running` and only by the holder of an unexpired lease; a job
+ * under an expired lease is any runner's to claim.
  */
 import { DbInputError, ScopeError, type NewExportJob } from "../../../db";
 import { ACME, ALICE, GLOBEX, INJECTIONS } from "../helpers";
 import { BACKENDS, useBackend } from "./backends";
 
 const CAROL_JOB: NewExportJob = { requestedBy: "u_carol", format: "csv", readFields: ["id", "number"], rowScope: ACME };
+/** Two runners (two instances), each with a 30 s lease. */
+const A = { runner: "runner-a", ms: 30_000 };
+const B = { runner: "runner-b", ms: 30_000 };
 
 describe.each(BACKENDS)("export jobs on $name", (backend) => {
   const t = useBackend(backend);
@@ -36,48 +41,126 @@ describe.each(BACKENDS)("export jobs on $name", (backend) => {
     expect(await t.store.exportJobs.tenantOf("exp_missing")).toBeUndefined();
   });
 
-  test("claimNextScoped takes the scope's oldest queued job, once", async () => {
+  test("claimNextScoped takes the scope's oldest queued job, once, under the runner's lease", async () => {
     const first = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
     const second = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
-    expect(await t.store.exportJobs.claimNextScoped(GLOBEX)).toBeUndefined();
-    const claimed = await t.store.exportJobs.claimNextScoped(ACME);
-    expect(claimed).toMatchObject({ id: first.id, status: "running", started_at: expect.stringMatching(/Z$/) });
-    expect((await t.store.exportJobs.claimNextScoped(ACME))?.id).toBe(second.id);
-    expect(await t.store.exportJobs.claimNextScoped(ACME)).toBeUndefined();
+    expect(await t.store.exportJobs.claimNextScoped(GLOBEX, A)).toBeUndefined();
+    const claimed = await t.store.exportJobs.claimNextScoped(ACME, A);
+    expect(claimed).toMatchObject({ id: first.id, status: "running", started_at: expect.stringMatching(/Z$/), lease_owner: "runner-a" });
+    // Thirty seconds on the database's clock from the claim (both timestamps are the database's).
+    expect(Date.parse(claimed!.lease_expires_at!) - Date.parse(claimed!.started_at!)).toBe(30_000);
+    expect((await t.store.exportJobs.claimNextScoped(ACME, B))?.id).toBe(second.id);
+    expect(await t.store.exportJobs.claimNextScoped(ACME, A)).toBeUndefined();
+    expect(await t.store.exportJobs.claimNextScoped(ACME, B)).toBeUndefined();
   });
 
   test("two runners claiming at once never get the same job", async () => {
     await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
-    const claims = await Promise.all([t.store.exportJobs.claimNextScoped(ACME), t.store.exportJobs.claimNextScoped(ACME)]);
+    const claims = await Promise.all([t.store.exportJobs.claimNextScoped(ACME, A), t.store.exportJobs.claimNextScoped(ACME, B)]);
     expect(claims.filter((c) => c !== undefined)).toHaveLength(1);
   });
 
-  test("complete, fail and requeue change a running job of the scope only", async () => {
+  test("complete, fail and requeue change a running job of the scope only, and only by its lease holder", async () => {
     const job = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
-    expect(await t.store.exportJobs.completeScoped(job.id, ACME, { result: "x", rowCount: 1 })).toBe(false);
-    await t.store.exportJobs.claimNextScoped(ACME);
-    expect(await t.store.exportJobs.completeScoped(job.id, GLOBEX, { result: "x", rowCount: 1 })).toBe(false);
-    expect(await t.store.exportJobs.failScoped(job.id, GLOBEX, "export_failed")).toBe(false);
-    expect(await t.store.exportJobs.requeueScoped(job.id, GLOBEX)).toBe(false);
-    expect(await t.store.exportJobs.completeScoped(job.id, ACME, { result: "id\r\n", rowCount: 0 })).toBe(true);
+    expect(await t.store.exportJobs.completeScoped(job.id, ACME, A.runner, { result: "x", rowCount: 1 })).toBe(false);
+    await t.store.exportJobs.claimNextScoped(ACME, A);
+    expect(await t.store.exportJobs.completeScoped(job.id, GLOBEX, A.runner, { result: "x", rowCount: 1 })).toBe(false);
+    expect(await t.store.exportJobs.failScoped(job.id, GLOBEX, A.runner, "export_failed")).toBe(false);
+    expect(await t.store.exportJobs.requeueScoped(job.id, GLOBEX, A.runner)).toBe(false);
+    // Another runner (it never claimed the job) changes nothing.
+    expect(await t.store.exportJobs.completeScoped(job.id, ACME, B.runner, { result: "x", rowCount: 1 })).toBe(false);
+    expect(await t.store.exportJobs.failScoped(job.id, ACME, B.runner, "export_failed")).toBe(false);
+    expect(await t.store.exportJobs.requeueScoped(job.id, ACME, B.runner)).toBe(false);
+    expect(await t.store.exportJobs.renewLeaseScoped(job.id, ACME, B)).toBe(false);
+    expect(await t.store.exportJobs.completeScoped(job.id, ACME, A.runner, { result: "id\r\n", rowCount: 0 })).toBe(true);
     expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({
       status: "done",
       result: "id\r\n",
       row_count: 0,
       error: null,
       finished_at: expect.stringMatching(/Z$/),
+      lease_owner: null,
+      lease_expires_at: null,
     });
-    expect(await t.store.exportJobs.failScoped(job.id, ACME, "export_failed")).toBe(false);
-    await expect(t.store.exportJobs.completeScoped(job.id, ACME, { result: "x", rowCount: -1 })).rejects.toThrow(DbInputError);
+    expect(await t.store.exportJobs.failScoped(job.id, ACME, A.runner, "export_failed")).toBe(false);
+    await expect(t.store.exportJobs.completeScoped(job.id, ACME, A.runner, { result: "x", rowCount: -1 })).rejects.toThrow(DbInputError);
   });
 
-  test("requeueRunningScoped puts the scope's running jobs back, nobody else's", async () => {
+  test("a job under an unexpired lease is nobody else's; under an expired one, any runner claims it", async () => {
+    const job = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
+    await t.store.exportJobs.claimNextScoped(ACME, A);
+    expect(await t.store.exportJobs.claimNextScoped(ACME, B)).toBeUndefined();
+    expect(await t.store.exportJobs.claimableTenants()).toEqual([]);
+
+    // A runner whose lease has run out (0 ms: expired as soon as taken) stalled, crashed or lost the database.
+    const other = await t.store.exportJobs.createScoped(GLOBEX, { ...CAROL_JOB, requestedBy: "u_erin", rowScope: GLOBEX });
+    await t.store.exportJobs.claimNextScoped(GLOBEX, { runner: "runner-stalled", ms: 0 });
+    expect(await t.store.exportJobs.claimableTenants()).toEqual(["t_globex"]);
+    const taken = await t.store.exportJobs.claimNextScoped(GLOBEX, B);
+    expect(taken).toMatchObject({ id: other.id, status: "running", lease_owner: "runner-b", result: null });
+    expect(await t.store.exportJobs.claimableTenants()).toEqual([]);
+    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "running", lease_owner: "runner-a" });
+  });
+
+  test("a runner that lost its lease is fenced: no complete, fail, requeue or renewal over the new holder's run", async () => {
+    const job = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
+    const stale = { runner: "runner-stale", ms: 0 };
+    await t.store.exportJobs.claimNextScoped(ACME, stale);
+    // Expired, not yet taken: the stale runner still cannot write (its lease is over, whoever comes next).
+    expect(await t.store.exportJobs.completeScoped(job.id, ACME, stale.runner, { result: "stale", rowCount: 1 })).toBe(false);
+    expect(await t.store.exportJobs.renewLeaseScoped(job.id, ACME, { ...stale, ms: 30_000 })).toBe(false);
+    await t.store.exportJobs.claimNextScoped(ACME, B);
+    expect(await t.store.exportJobs.completeScoped(job.id, ACME, stale.runner, { result: "stale", rowCount: 1 })).toBe(false);
+    expect(await t.store.exportJobs.failScoped(job.id, ACME, stale.runner, "export_failed")).toBe(false);
+    expect(await t.store.exportJobs.requeueScoped(job.id, ACME, stale.runner)).toBe(false);
+    expect(await t.store.exportJobs.renewLeaseScoped(job.id, ACME, { ...stale, ms: 30_000 })).toBe(false);
+    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "running", lease_owner: "runner-b", result: null, error: null });
+    expect(await t.store.exportJobs.completeScoped(job.id, ACME, B.runner, { result: "fresh", rowCount: 2 })).toBe(true);
+    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "done", result: "fresh", row_count: 2 });
+  });
+
+  test("renewLeaseScoped moves the holder's expiry forward, in scope only", async () => {
+    const job = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
+    const claimed = (await t.store.exportJobs.claimNextScoped(ACME, { runner: A.runner, ms: 1_000 }))!;
+    expect(await t.store.exportJobs.renewLeaseScoped(job.id, GLOBEX, { runner: A.runner, ms: 600_000 })).toBe(false);
+    expect(await t.store.exportJobs.renewLeaseScoped(job.id, ACME, { runner: A.runner, ms: 600_000 })).toBe(true);
+    const renewed = (await t.store.exportJobs.getScoped(job.id, ACME))!;
+    expect(renewed).toMatchObject({ status: "running", lease_owner: "runner-a", started_at: claimed.started_at });
+    expect(Date.parse(renewed.lease_expires_at!) - Date.parse(claimed.lease_expires_at!)).toBeGreaterThanOrEqual(599_000);
+    expect(await t.store.exportJobs.claimNextScoped(ACME, B)).toBeUndefined();
+  });
+
+  test("requeueScoped releases the job at once: queued, no lease, claimable by any runner", async () => {
+    const job = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
+    await t.store.exportJobs.claimNextScoped(ACME, A);
+    expect(await t.store.exportJobs.requeueScoped(job.id, ACME, A.runner)).toBe(true);
+    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "queued", started_at: null, lease_owner: null, lease_expires_at: null });
+    expect(await t.store.exportJobs.claimableTenants()).toEqual(["t_acme"]);
+    expect(await t.store.exportJobs.claimNextScoped(ACME, B)).toMatchObject({ id: job.id, lease_owner: "runner-b" });
+  });
+
+  test("claimableTenants names the tenants with a queued job, never one only finished or held jobs", async () => {
+    expect(await t.store.exportJobs.claimableTenants()).toEqual([]);
     const acme = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
     await t.store.exportJobs.createScoped(GLOBEX, { ...CAROL_JOB, requestedBy: "u_erin", rowScope: GLOBEX });
-    await t.store.exportJobs.claimNextScoped(ACME);
-    await t.store.exportJobs.claimNextScoped(GLOBEX);
-    expect(await t.store.exportJobs.requeueRunningScoped(ACME)).toBe(1);
-    expect(await t.store.exportJobs.getScoped(acme.id, ACME)).toMatchObject({ status: "queued", started_at: null });
-    expect(await t.store.exportJobs.claimNextScoped(GLOBEX)).toBeUndefined();
+    expect(await t.store.exportJobs.claimableTenants()).toEqual(["t_acme", "t_globex"]);
+    await t.store.exportJobs.claimNextScoped(ACME, A);
+    await t.store.exportJobs.completeScoped(acme.id, ACME, A.runner, { result: "x", rowCount: 1 });
+    expect(await t.store.exportJobs.claimableTenants()).toEqual(["t_globex"]);
+  });
+
+  test("a lease must name its runner and last 0 to 3 600 000 ms", async () => {
+    await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
+    for (const bad of [
+      { runner: "", ms: 1 },
+      { runner: "x".repeat(101), ms: 1 },
+      { runner: "r", ms: -1 },
+      { runner: "r", ms: 1.5 },
+      { runner: "r", ms: 3_600_001 },
+      null,
+    ]) {
+      await expect(t.store.exportJobs.claimNextScoped(ACME, bad as never)).rejects.toThrow(DbInputError);
+    }
+    expect(await t.store.exportJobs.claimableTenants()).toEqual(["t_acme"]); // nothing was claimed
   });
 });

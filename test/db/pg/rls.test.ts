@@ -162,6 +162,15 @@ describe("privileges: the service role may do what the repositories do, nothing 
     const { rows } = await pool.query("SELECT * FROM portcullis_find_identity('u_dave')");
     expect(rows).toEqual([{ id: "u_dave", tenant_id: "t_globex", role: "member", status: "active" }]);
     expect((await pool.query("SELECT portcullis_invoice_tenant('inv_dave_1') AS t")).rows[0].t).toBe("t_globex");
+    // The export runners' poll: tenant ids only (one column), across tenants, with no tenant set.
+    await poolSession(pool).scoped(
+      "t_globex",
+      "INSERT INTO export_jobs (id, tenant_id, requested_by, format, read_fields, scope) VALUES ($1, $2, $3, 'csv', '[]', $4)",
+      ["exp_rls", "t_globex", "u_erin", JSON.stringify({ tenant_id: "t_globex" })],
+    );
+    const claimable = await pool.query("SELECT * FROM portcullis_export_claimable_tenants()");
+    expect(claimable.fields.map((f) => f.name)).toEqual(["portcullis_export_claimable_tenants"]);
+    expect(claimable.rows).toEqual([{ portcullis_export_claimable_tenants: "t_globex" }]);
   });
 });
 
