@@ -2,7 +2,8 @@
  * The export runner without HTTP: jobs run on a later turn of the event loop,
  * stop() hands a job in progress back to the queue (no partial result, lease
  * released) and the next start runs it from scratch, a damaged job fails
- * alone. Several runners on one database: runner-scale-out.test.ts.
+ * alone, the lease is renewed between pages and a renewal refused ends the
+ * run. Several runners on one database: runner-scale-out.test.ts.
  */
 import Database from "better-sqlite3";
 import { createExportRunner, type ExportRunner } from "../../../api/exports/runner";
@@ -13,9 +14,9 @@ import { countInvoices, insertInvoices, manyInvoices } from "../../db/insert-inv
 let t: TempDb;
 let runners: ExportRunner[] = [];
 const logs: Array<Record<string, unknown>> = [];
-const runner = () => {
+const runner = (options: { leaseMs?: number; now?: () => number } = {}) => {
   // The runner works on the async store; the test reads the same file synchronously.
-  const r = createExportRunner({ db: sqliteStore(t.db), logger: (entry) => void logs.push(entry) });
+  const r = createExportRunner({ db: sqliteStore(t.db), logger: (entry) => void logs.push(entry), ...options });
   runners.push(r);
   return r;
 };
@@ -78,4 +79,65 @@ test("a job whose stored scope is damaged fails alone with export_failed; the ne
   expect(t.db.exportJobs.getScoped(healthy.id, ACME)?.status).toBe("done");
   const failure = logs.find((l) => l.job_id === damaged.id && l.status === "failed");
   expect(failure?.message).toMatch(/cannot enforce: project_id/);
+});
+
+describe("the lease while a job runs (the runner's clock decides when to renew; expiry is the database's)", () => {
+  const LEASE_MS = 30_000;
+  const FAR = "2999-01-01T00:00:00.000Z";
+  /** A clock that moves half a lease at every reading, so every page finds the lease due for renewal; `onRead` runs at each reading. */
+  const jumpingClock = (onRead: (reading: number) => void) => {
+    let reading = 0;
+    return () => {
+      onRead(++reading);
+      return reading * (LEASE_MS / 2);
+    };
+  };
+
+  test("renewed before every page once a third of it has passed", async () => {
+    insertInvoices(t.file, manyInvoices("t_acme", "u_bob", 250)); // three pages
+    const job = createJob();
+    const raw = new Database(t.file);
+    // At each reading of the clock: what the lease's expiry is, then pushed far away, so a renewal shows as a nearer one.
+    const seen: string[] = [];
+    const r = runner({
+      leaseMs: LEASE_MS,
+      now: jumpingClock(() => {
+        const row = raw.prepare("SELECT status, lease_expires_at FROM export_jobs WHERE id = ?").get(job.id) as { status: string; lease_expires_at: string };
+        if (row.status !== "running") return;
+        seen.push(row.lease_expires_at);
+        raw.prepare("UPDATE export_jobs SET lease_expires_at = ? WHERE id = ?").run(FAR, job.id);
+      }),
+    });
+    try {
+      r.enqueue(job);
+      await r.idle();
+    } finally {
+      raw.close();
+    }
+    expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "done", row_count: countInvoices(t.file, "t_acme"), lease_owner: null });
+    // The claim's lease, then one renewal (30 s from the database's now) before each of the three pages.
+    const renewals = seen.filter((expiry) => expiry !== FAR);
+    expect(renewals).toHaveLength(4);
+    for (const expiry of renewals) expect(Date.parse(expiry)).toBeLessThan(Date.now() + LEASE_MS + 5_000);
+  });
+
+  test("a renewal refused (another runner took the job over meanwhile) ends the run with no write", async () => {
+    const job = createJob();
+    const raw = new Database(t.file);
+    const r = runner({
+      leaseMs: LEASE_MS,
+      // While this runner was paused before its first page, its lease ran out and another runner claimed the job.
+      now: jumpingClock((reading) => {
+        if (reading === 2) raw.prepare("UPDATE export_jobs SET lease_owner = 'usurper', lease_expires_at = ? WHERE id = ?").run(FAR, job.id);
+      }),
+    });
+    try {
+      r.enqueue(job);
+      await r.idle();
+    } finally {
+      raw.close();
+    }
+    expect(logs).toContainEqual(expect.objectContaining({ event: "export.job", job_id: job.id, status: "lease_lost", level: "warn" }));
+    expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "running", lease_owner: "usurper", result: null, row_count: null });
+  });
 });
