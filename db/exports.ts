@@ -57,8 +57,14 @@ export interface ExportJobsRepository {
   completeScoped(id: string, scope: Scope, runner: string, outcome: { result: string; rowCount: number }): boolean;
   /** running -> failed with an error code (no result is ever stored for a failed job); fenced as completeScoped. */
   failScoped(id: string, scope: Scope, runner: string, error: ExportError): boolean;
-  /** running -> queued, lease released: a run stopped by shutdown starts from scratch on any runner at once; fenced as completeScoped. */
+  /** running -> queued, lease released: a run stopped by shutdown starts from scratch on any runner at once (and counts as no attempt); fenced as completeScoped. */
   requeueScoped(id: string, scope: Scope, runner: string): boolean;
+  /**
+   * running under an expired lease after `maxAttempts` claims -> failed with
+   * `export_failed`: a job that kills or stalls every runner taking it is not
+   * claimed again. Returns the ids it failed.
+   */
+  abandonExhaustedScoped(scope: Scope, maxAttempts: number): string[];
   /**
    * The runners' poll, across tenants: the tenants that have a job to claim
    * now (queued, or running under an expired lease). Tenant ids only, never
@@ -74,7 +80,7 @@ export interface ExportJobsRepository {
 }
 
 const COLUMNS =
-  "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error, lease_owner, lease_expires_at";
+  "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error, lease_owner, lease_expires_at, attempts";
 const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 /** The longest lease a runner may take: a longer one would keep a dead runner's job waiting that long. */
 export const MAX_LEASE_MS = 3_600_000;
@@ -107,6 +113,11 @@ export function checkLease(lease: unknown): Lease {
   if (!Number.isSafeInteger(ms) || (ms as number) < 0 || (ms as number) > MAX_LEASE_MS)
     throw new DbInputError("invalid_input", `lease.ms must be a whole number of milliseconds from 0 to ${MAX_LEASE_MS}`);
   return { runner, ms: ms as number };
+}
+
+export function checkMaxAttempts(maxAttempts: unknown): number {
+  if (!Number.isSafeInteger(maxAttempts) || (maxAttempts as number) < 1) throw new DbInputError("invalid_input", "maxAttempts must be a whole number from 1");
+  return maxAttempts as number;
 }
 
 export function checkRunner(runner: unknown): string {
@@ -176,7 +187,7 @@ export function exportJobsRepository(prepare: Prepare): ExportJobsRepository {
       // rowid breaks ties of jobs created in the same millisecond: insertion order (ids are random).
       return toRow(
         prepare(
-          `UPDATE export_jobs SET status = 'running', started_at = ${NOW}, lease_owner = ?, lease_expires_at = ${EXPIRY}
+          `UPDATE export_jobs SET status = 'running', started_at = ${NOW}, lease_owner = ?, lease_expires_at = ${EXPIRY}, attempts = attempts + 1
            WHERE id = (SELECT id FROM export_jobs WHERE ${filter.sql} AND ${CLAIMABLE} ORDER BY created_at, rowid LIMIT 1)
              AND ${filter.sql} AND ${CLAIMABLE}
            RETURNING ${COLUMNS}`,
@@ -200,7 +211,17 @@ export function exportJobsRepository(prepare: Prepare): ExportJobsRepository {
     },
 
     requeueScoped(id, scope, runner) {
-      return fenced(id, scope, runner, `status = 'queued', started_at = NULL, ${RELEASE}`, []);
+      return fenced(id, scope, runner, `status = 'queued', started_at = NULL, attempts = attempts - 1, ${RELEASE}`, []);
+    },
+
+    abandonExhaustedScoped(scope, maxAttempts) {
+      const filter = scopeFilter("export_jobs", scope);
+      const rows = prepare(
+        `UPDATE export_jobs SET status = 'failed', error = 'export_failed', finished_at = ${NOW}, ${RELEASE}
+         WHERE ${filter.sql} AND status = 'running' AND lease_expires_at <= ${NOW} AND attempts >= ?
+         RETURNING id`,
+      ).all(...filter.params, checkMaxAttempts(maxAttempts)) as Array<{ id: string }>;
+      return rows.map((r) => r.id);
     },
 
     claimableTenants() {

@@ -199,6 +199,15 @@ ALTER TABLE export_jobs ADD COLUMN lease_owner TEXT CHECK (
 CREATE INDEX export_jobs_open ON export_jobs (tenant_id, created_at) WHERE status IN ('queued', 'running');
 `,
   },
+  {
+    version: 8,
+    name: "export jobs: attempts",
+    // Runs of the job that took a lease and never handed it back (db/exports.ts): a job that kills
+    // or stalls every runner that takes it is failed after a few, instead of going round the fleet forever.
+    sql: `
+ALTER TABLE export_jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0);
+`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

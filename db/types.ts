@@ -98,6 +98,8 @@ export interface ExportJobRow {
   lease_owner: string | null;
   /** Until when the lease holds (the database's clock); set with lease_owner. */
   lease_expires_at: string | null;
+  /** Claims of the job not handed back by a release (stop()): runs that finished it, or died, stalled or were cut off. */
+  attempts: number;
 }
 
 export interface SecurityEventRow {

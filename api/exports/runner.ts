@@ -21,7 +21,10 @@
  * every runner looks for claimable jobs of every tenant at resume() and then
  * every `pollIntervalMs` (a timer that keeps no process alive), so a job
  * orphaned by a dead instance runs again within about a lease and a poll
- * interval, on whichever instances are left.
+ * interval, on whichever instances are left. A job whose lease expired
+ * after `maxAttempts` claims (every runner that took it died or stalled:
+ * an export that crashes its process, say) is failed with `export_failed`
+ * instead of going round the fleet forever.
  *
  * Its writes never sleep in SQLite (the service's connection has no busy
  * timeout): one refused by another connection's lock is tried again on
@@ -39,6 +42,8 @@ export const DEFAULT_MAX_EXPORT_ROWS = 10_000;
 export const DEFAULT_EXPORT_LEASE_MS = 30_000;
 /** How often an idle runner looks for claimable jobs (queued by another instance, or orphaned). */
 export const DEFAULT_EXPORT_POLL_INTERVAL_MS = 5_000;
+/** Claims a job may take without ever handing its lease back (its runners died or stalled) before it is failed. */
+export const DEFAULT_EXPORT_MAX_ATTEMPTS = 3;
 
 export interface ExportRunnerOptions {
   db: DataStore;
@@ -49,6 +54,8 @@ export interface ExportRunnerOptions {
   leaseMs?: number;
   /** The pause between two looks for claimable jobs (default 5 s). */
   pollIntervalMs?: number;
+  /** Claims a job may take without finishing before it is failed with `export_failed` instead of claimed again (default 3). */
+  maxAttempts?: number;
   /** This runner's name in `lease_owner` (default: host, process id and a random part, unique per runner). */
   runnerId?: string;
   /** The clock that decides when a lease is due for renewal (default Date.now); expiry itself is the database's. */
@@ -82,6 +89,7 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
   const maxRows = options.maxRows ?? DEFAULT_MAX_EXPORT_ROWS;
   const leaseMs = options.leaseMs ?? DEFAULT_EXPORT_LEASE_MS;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_EXPORT_POLL_INTERVAL_MS;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_EXPORT_MAX_ATTEMPTS;
   const now = options.now ?? Date.now;
   const id = options.runnerId ?? defaultRunnerId();
   const lease = { runner: id, ms: leaseMs };
@@ -144,6 +152,19 @@ export function createExportRunner(options: ExportRunnerOptions): ExportRunner {
 
   const claimNext = async (): Promise<ExportJobRow | undefined> => {
     for (const tenant of pending) {
+      // A job whose every run died or stalled (a crash it causes, say) goes round the fleet no more.
+      for (const jobId of await db.exportJobs.abandonExhaustedScoped({ tenant_id: tenant }, maxAttempts)) {
+        logger({
+          level: "error",
+          event: "export.job",
+          job_id: jobId,
+          tenant,
+          runner: id,
+          status: "failed",
+          error: "export_failed",
+          message: `abandoned after ${maxAttempts} runs that never finished`,
+        });
+      }
       // Claimed before the tenant leaves the set: a claim refused by a lock held elsewhere loses no tenant.
       const job = await db.exportJobs.claimNextScoped({ tenant_id: tenant }, lease);
       pending.delete(tenant);

@@ -9,7 +9,7 @@
  * are the database's clock (clock_timestamp(): the statement's time).
  */
 import { randomUUID } from "node:crypto";
-import { checkLease, checkReadFields, checkRunner, type NewExportJob } from "../exports";
+import { checkLease, checkMaxAttempts, checkReadFields, checkRunner, type NewExportJob } from "../exports";
 import { checkScope } from "../scope";
 import { checkId, checkOneOf } from "../sql";
 import type { AsyncExportJobsRepository } from "../store";
@@ -18,7 +18,7 @@ import { pgErrorCode, pgScopeFilter } from "./scope";
 import type { Session } from "./session";
 
 const COLUMNS =
-  "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error, lease_owner, lease_expires_at";
+  "id, tenant_id, requested_by, format, status, read_fields, scope, created_at, started_at, finished_at, row_count, result, error, lease_owner, lease_expires_at, attempts";
 // The statement's time, like SQLite's 'now' (now() would be the start of a caller's whole transaction).
 const NOW = "date_trunc('milliseconds', clock_timestamp())";
 /** What a runner may claim: queued, or running under an expired lease (or none: claimed before leases). */
@@ -92,7 +92,7 @@ export function pgExportJobsRepository(session: Session): AsyncExportJobsReposit
       // The subquery picks and locks; the outer condition re-checks. seq: insertion order (ids are random).
       const { rows } = await session.scoped<ExportJobRow>(
         filter.tenantId,
-        `UPDATE export_jobs SET status = 'running', started_at = ${NOW}, lease_owner = $${n + 1}, lease_expires_at = ${expiry(n + 2)}
+        `UPDATE export_jobs SET status = 'running', started_at = ${NOW}, lease_owner = $${n + 1}, lease_expires_at = ${expiry(n + 2)}, attempts = attempts + 1
          WHERE id = (SELECT id FROM export_jobs WHERE ${filter.sql(1)} AND ${CLAIMABLE} ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
            AND ${filter.sql(1)} AND ${CLAIMABLE}
          RETURNING ${COLUMNS}`,
@@ -117,7 +117,20 @@ export function pgExportJobsRepository(session: Session): AsyncExportJobsReposit
     },
 
     async requeueScoped(id, scope, runner) {
-      return fenced(id, scope, runner, `status = 'queued', started_at = NULL, ${RELEASE}`, []);
+      return fenced(id, scope, runner, `status = 'queued', started_at = NULL, attempts = attempts - 1, ${RELEASE}`, []);
+    },
+
+    async abandonExhaustedScoped(scope, maxAttempts) {
+      const filter = pgScopeFilter("export_jobs", scope);
+      const n = filter.params.length;
+      const { rows } = await session.scoped<{ id: string }>(
+        filter.tenantId,
+        `UPDATE export_jobs SET status = 'failed', error = 'export_failed', finished_at = ${NOW}, ${RELEASE}
+         WHERE ${filter.sql(1)} AND status = 'running' AND lease_expires_at <= ${NOW} AND attempts >= $${n + 1}
+         RETURNING id`,
+        [...filter.params, checkMaxAttempts(maxAttempts)],
+      );
+      return rows.map((r) => r.id);
     },
 
     async claimableTenants() {

@@ -15,7 +15,7 @@
  * Version 5 adds what SQLite cannot: privileges for the service role and
  * row-level security on every tenant table (the "second wall" of issue 23).
  * Version 8 is the decision log's store (pdp/log/store/sqlite-store.ts's tables), append-only;
- * version 9 mirrors SQLite's 7 (export job leases).
+ * versions 9 and 10 mirror SQLite's 7 and 8 (export job leases and attempts).
  *
  * Roles (created by whoever provisions the database; scripts/services/postgres.sh does it here):
  *   - the migrator: owns the tables; must be a member of `portcullis_lookup`, never of `portcullis_app`
@@ -374,6 +374,15 @@ ALTER FUNCTION portcullis_export_claimable_tenants() OWNER TO ${LOOKUP_ROLE};
 REVOKE CREATE ON SCHEMA public FROM ${LOOKUP_ROLE};
 REVOKE ALL ON FUNCTION portcullis_export_claimable_tenants() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION portcullis_export_claimable_tenants() TO ${APP_ROLE};
+`,
+  },
+  {
+    version: 10,
+    name: "export jobs: attempts",
+    // As SQLite's version 8: runs of the job that took a lease and never handed it back.
+    sql: `
+ALTER TABLE export_jobs ADD COLUMN attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0);
+GRANT UPDATE (attempts) ON export_jobs TO ${APP_ROLE};
 `,
   },
 ];

@@ -3,7 +3,7 @@
  * stop() hands a job in progress back to the queue (no partial result, lease
  * released) and the next start runs it from scratch, a damaged job fails
  * alone, the lease is renewed between pages and a renewal refused ends the
- * run. Several runners on one database: runner-scale-out.test.ts.
+ * run, a job whose every run died is failed after three. Several runners on one database: runner-scale-out.test.ts.
  */
 import Database from "better-sqlite3";
 import { createExportRunner, type ExportRunner } from "../../../api/exports/runner";
@@ -140,4 +140,19 @@ describe("the lease while a job runs (the runner's clock decides when to renew; 
     expect(logs).toContainEqual(expect.objectContaining({ event: "export.job", job_id: job.id, status: "lease_lost", level: "warn" }));
     expect(t.db.exportJobs.getScoped(job.id, ACME)).toMatchObject({ status: "running", lease_owner: "usurper", result: null, row_count: null });
   });
+});
+
+test("a job whose runners all died (three expired claims) is failed with export_failed, not run a fourth time; the tenant's next job runs", async () => {
+  const poison = createJob();
+  for (let i = 0; i < 3; i++) expect(t.db.exportJobs.claimNextScoped(ACME, { runner: `crashed-${i}`, ms: 0 })?.id).toBe(poison.id);
+  const healthy = createJob();
+  const r = runner();
+  r.resume();
+  await r.idle();
+  expect(t.db.exportJobs.getScoped(poison.id, ACME)).toMatchObject({ status: "failed", error: "export_failed", result: null, attempts: 3 });
+  expect(logs).toContainEqual(
+    expect.objectContaining({ event: "export.job", job_id: poison.id, status: "failed", message: "abandoned after 3 runs that never finished" }),
+  );
+  expect(logs.filter((l) => l.job_id === poison.id)).toHaveLength(1);
+  expect(t.db.exportJobs.getScoped(healthy.id, ACME)).toMatchObject({ status: "done", attempts: 1 });
 });

@@ -149,6 +149,38 @@ describe.each(BACKENDS)("export jobs on $name", (backend) => {
     expect(await t.store.exportJobs.claimableTenants()).toEqual(["t_globex"]);
   });
 
+  test("attempts count the claims a job did not hand back; after maxAttempts expired ones it is failed, not claimed again", async () => {
+    const job = await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
+    expect(job.attempts).toBe(0);
+    expect((await t.store.exportJobs.claimNextScoped(ACME, A))?.attempts).toBe(1);
+    expect(await t.store.exportJobs.requeueScoped(job.id, ACME, A.runner)).toBe(true); // a release (shutdown) is no attempt
+    expect((await t.store.exportJobs.getScoped(job.id, ACME))?.attempts).toBe(0);
+
+    // Two runners in a row took it and died (0 ms: their leases expired at once).
+    const dead = { runner: "runner-dead", ms: 0 };
+    await t.store.exportJobs.claimNextScoped(ACME, dead);
+    expect(await t.store.exportJobs.abandonExhaustedScoped(ACME, 2)).toEqual([]); // one expired claim: not yet
+    expect((await t.store.exportJobs.claimNextScoped(ACME, dead))?.attempts).toBe(2);
+    // Another tenant's exhausted job, and one of this tenant still held: neither is touched.
+    const globex = await t.store.exportJobs.createScoped(GLOBEX, { ...CAROL_JOB, requestedBy: "u_erin", rowScope: GLOBEX });
+    await t.store.exportJobs.claimNextScoped(GLOBEX, dead);
+    const held = await t.store.exportJobs.createScoped(ALICE, { ...CAROL_JOB, requestedBy: "u_alice", rowScope: ALICE });
+    expect((await t.store.exportJobs.claimNextScoped(ALICE, A))?.id).toBe(held.id); // Alice's scope: her job only
+
+    expect(await t.store.exportJobs.abandonExhaustedScoped(ACME, 2)).toEqual([job.id]);
+    expect(await t.store.exportJobs.getScoped(job.id, ACME)).toMatchObject({
+      status: "failed",
+      error: "export_failed",
+      result: null,
+      finished_at: expect.stringMatching(/Z$/),
+      lease_owner: null,
+      attempts: 2,
+    });
+    expect(await t.store.exportJobs.getScoped(held.id, ACME)).toMatchObject({ status: "running", lease_owner: "runner-a" });
+    expect(await t.store.exportJobs.getScoped(globex.id, GLOBEX)).toMatchObject({ status: "running", lease_owner: "runner-dead" });
+    await expect(t.store.exportJobs.abandonExhaustedScoped(ACME, 0)).rejects.toThrow(DbInputError);
+  });
+
   test("a lease must name its runner and last 0 to 3 600 000 ms", async () => {
     await t.store.exportJobs.createScoped(ACME, CAROL_JOB);
     for (const bad of [
