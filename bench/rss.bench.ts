@@ -4,8 +4,8 @@
  *   make bench-rss    (= node --single-threaded-gc dist/bench/rss.bench.js, after a build)
  *   node --single-threaded-gc dist/bench/rss.bench.js [--minutes 10] [--warmup 1] [--every 10] [--connections 8]
  *
- * The full service (SQLite store, SQLite decision log, the built bundle) in
- * a child process; this process is the load generator (bench/load.ts). The
+ * The full service (SQLite store, SQLite decision log, the built bundle,
+ * served by its own HTTP server, api/http/server.ts) in a child process; this process is the load generator (bench/load.ts). The
  * load cycles through one-second slices of different requests: invoice
  * reads by their owner, the invoice list, /users/me with a FRESHLY minted
  * token every slice (the verified-token cache fills towards its bound),
@@ -28,10 +28,11 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createHttpServer } from "../api/http/server";
+import { DEFAULT_HTTP_LIMITS } from "../api/http/limits";
 import { mintDevToken } from "../api/identity/mint";
 import { createService } from "../api/service";
 import { runLoad } from "./load";
@@ -54,6 +55,8 @@ interface Memory {
 async function serve(dir: string): Promise<void> {
   const keyFile = path.join(dir, "key.json");
   const unlimited = { limit: 1_000_000_000, windowSec: 60 };
+  // Log lines are built and discarded (a real deployment ships them).
+  const logger = (entry: object) => void JSON.stringify(entry);
   const service = await createService(
     {
       database: { file: path.join(dir, "rss.db") },
@@ -62,9 +65,10 @@ async function serve(dir: string): Promise<void> {
       identity: { issuer: ISSUER, audience: AUDIENCE, algorithms: ["ES256"], devKeyFile: keyFile, clockToleranceSec: 0 },
       rateLimits: { default: unlimited, sensitive: unlimited, diagnostic: unlimited, authentication: unlimited },
     },
-    { logger: (entry) => void JSON.stringify(entry), pdpLogger: () => undefined },
+    { logger, pdpLogger: () => undefined },
   );
-  const server = http.createServer(service.app);
+  // The service's own HTTP server (api/http/server.ts: its limits, and requests built on Express's prototypes), as `serve` runs it.
+  const { server } = createHttpServer(service.app, { limits: DEFAULT_HTTP_LIMITS, logger });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   process.on("message", () => {
     const m = process.memoryUsage();
