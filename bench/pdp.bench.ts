@@ -43,12 +43,15 @@
  *   turn writes the 50 queued events into the worker's ring (+1 µs at 10
  *   events a turn, +14 µs at 200). A server's request always comes after a
  *   turn, so this stays in the measurement; the census line prints it.
- * - Two speeds: from one run (or stretch of minutes) to the next, decide()
- *   runs at ~7 or ~11 µs, and the hand-written baseline at ~0.27 or
- *   ~0.5 µs with it, while arithmetic on registers keeps its speed: the
- *   host, slowing code that uses memory. Not this process's doing: the
- *   same happened with every subject in a process of its own (tried, and
- *   not kept). The slower speed is also hit by more stops.
+ * - Two speeds, cause NOT settled: decide() runs at ~7 or ~11 µs. Mostly
+ *   every subject together, from one run (or stretch of minutes) to the
+ *   next, the hand-written baseline too (~0.27 or ~0.5 µs) while arithmetic
+ *   on registers keeps its speed, and also with every subject in a process
+ *   of its own (tried, not kept): that looks like the host slowing code
+ *   that uses memory. But a few times (3 in ~12 processes) ONE PDP ran at
+ *   ~11 µs while another, same module, ran at ~7 in the same alternating
+ *   rounds, which the host cannot do alone. The slower speed is also hit
+ *   by more stops.
  * - Page faults: ~14 µs each on these guests. decide() takes none in steady
  *   state (perf record -e page-faults on the main thread: only in the
  *   scavenges, which V8 runs as tasks between calls, and in the harness's
