@@ -58,3 +58,14 @@ allow if {
 	"admin" in input.actor.roles
 }
 `;
+
+/** Distinct short field names, as many as a JSON object body of `limit` bytes holds (`{"f0":0,"f7919":0,...}`, out of order). */
+export function manyFieldNames(limit: number): string[] {
+  const names: string[] = [];
+  for (let i = 0, bytes = 2; ; i++) {
+    const name = `f${(i * 7919) % 1_000_000}`;
+    bytes += name.length + 5; // "name":0,
+    if (bytes > limit) return names;
+    names.push(name);
+  }
+}

@@ -75,7 +75,7 @@ import { createDecisionLog } from "../pdp/log";
 import type { Decision, DecisionInput, DecisionLog, PolicyEvaluator } from "../pdp/types";
 import { describeCompetition, machineCpu } from "./machine";
 import { SlowCallProbe, type SlowClass } from "./slow-calls";
-import { READ_INVOICE_INPUT } from "./fixtures";
+import { manyFieldNames, READ_INVOICE_INPUT } from "./fixtures";
 
 /** The repository root (this file runs from dist/bench/). */
 const ROOT = path.resolve(__dirname, "../..");
@@ -360,17 +360,6 @@ async function timeDurable(
   for (let r = 0; r <= rounds; r++) await Promise.all(Array.from({ length: writers }, () => write(r > 0)));
   times.sort((a, b) => a - b);
   return { p50: times[Math.floor(times.length / 2)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
-}
-
-/** Distinct short field names, as many as a JSON object body of `limit` bytes holds (`{"f0":0,"f7919":0,...}`, out of order). */
-function manyFieldNames(limit: number): string[] {
-  const names: string[] = [];
-  for (let i = 0, bytes = 2; ; i++) {
-    const name = `f${(i * 7919) % 1_000_000}`;
-    bytes += name.length + 5; // "name":0,
-    if (bytes > limit) return names;
-    names.push(name);
-  }
 }
 
 const pct = (share: number): string => `${(share * 100).toFixed(2)}%`;
