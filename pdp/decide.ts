@@ -38,7 +38,8 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
   let result: unknown;
   let error: { code: DecisionFailureCode; message: string } | undefined;
   let evalNs = 0;
-  const texts: EvaluationTexts = {};
+  // The binary input path only for a log that copies the bytes in record() (they are a view on the policy's memory).
+  const texts: EvaluationTexts = deps.log.copiesBinaryInput === true ? { binaryInput: true } : {};
 
   if (engine === null) {
     error = { code: "policy_unavailable", message: "no policy bundle is active" };
@@ -74,6 +75,7 @@ export function decide(engine: Engine | null, deps: DecideDeps, input: DecisionI
     bundle: engine?.ref ?? null,
   };
   if (texts.input !== undefined) record.inputJson = texts.input;
+  else if (texts.inputBinary !== undefined) record.inputBinary = texts.inputBinary;
   if (result !== undefined) {
     record.result = result;
     if (texts.result !== undefined) record.resultJson = texts.result;

@@ -14,11 +14,14 @@
  * nothing behind for the next one. On ABI 1.2 modules (ours) Engine calls
  * opa_eval itself (DirectEval, below): the SDK's fast path without its
  * per-call encoder, decoder and copies. On modules with the
- * `portcullis_eval` export (our compiler's), an evaluation whose caller
- * does not ask for the input's JSON text writes the input in the binary
- * input encoding instead (@portcullis/rego-wasm BinaryInputWriter: no
- * JSON.stringify, no text parse in Wasm; the same value), and a boolean or
- * empty result comes back as a code, not a dump.
+ * `portcullis_eval` export (our compiler's), the input is written in the
+ * binary input encoding instead (@portcullis/rego-wasm BinaryInputWriter:
+ * no JSON.stringify, no text parse in Wasm; the same value), and a boolean
+ * or empty result comes back as a code, not a dump. A caller that asks for
+ * the evaluation's texts gets the input's JSON text, or, if it says it
+ * takes them (EvaluationTexts.binaryInput: decide() for the decision log),
+ * those bytes: the log copies them and makes the text (binaryInputJson) on
+ * its own turn or in its worker, off the request path.
  */
 import { createHash } from "node:crypto";
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
@@ -118,7 +121,7 @@ export class Engine {
     const id = this.ids.get(entrypoint);
     if (id === undefined) throw new PdpError("policy_error", `entrypoint ${entrypoint} is not in bundle revision ${JSON.stringify(this.revision)}`);
     let resultSet: unknown;
-    const raw: RawTexts | undefined = texts ? {} : undefined;
+    const raw: RawTexts | undefined = texts ? { binaryInput: texts.binaryInput } : undefined;
     try {
       // OPA fixes "now" for one evaluation: read the clock once, here.
       this.clock.tick();
@@ -128,6 +131,7 @@ export class Engine {
     }
     if (texts) {
       texts.input = raw?.input;
+      texts.inputBinary = raw?.inputBinary;
       // Read now: the next evaluation (the log's mask and drop, another request) empties the trail.
       if (this.trail && this.direct && !(input instanceof ArrayBuffer)) texts.trail = this.readTrail(id, entrypoint);
     }
@@ -158,17 +162,33 @@ export class Engine {
  * Filled in only when the engine has them.
  */
 export interface EvaluationTexts {
-  /** JSON.stringify(input), exactly as the policy read it. */
+  /**
+   * Set by the caller: it takes the binary input bytes (`inputBinary`) in
+   * place of the input's JSON text, so the input is evaluated on the binary
+   * path when the module and the input allow it.
+   */
+  binaryInput?: boolean;
+  /** JSON.stringify(input), exactly as the policy read it (the JSON path). */
   input?: string;
+  /**
+   * The binary input bytes the policy read (the binary path; `input` is
+   * then absent): binaryInputJson(inputBinary) is the input's text. A VIEW
+   * on the module's memory, valid until this engine's next evaluation:
+   * whoever keeps it copies it first.
+   */
+  inputBinary?: Uint8Array;
   /** The result value's JSON text. */
   result?: string;
   /** Which rule body decided and the bodies it depended on (./trail.ts). */
   trail?: RecordedTrail;
 }
 
-/** What DirectEval hands back: the input text it wrote and the result set text it read. */
+/** What DirectEval hands back: the input text (or binary input) it wrote and the result set text it read. */
 interface RawTexts {
+  /** Asked for: the binary input instead of the input's text (EvaluationTexts.binaryInput). */
+  binaryInput?: boolean;
   input?: string;
+  inputBinary?: Uint8Array;
   resultSet?: string;
 }
 
@@ -347,11 +367,18 @@ class DirectEval {
   evaluate(entrypoint: number, input: unknown, texts?: RawTexts): unknown {
     if (input instanceof ArrayBuffer && this.hasContextPath) return this.evaluateParsed(entrypoint, input);
     this.parsed = null;
-    // Binary input when no one needs the input's JSON text (the decision log does: it gets the JSON path).
-    if (this.binary && texts === undefined && input !== undefined && !(input instanceof ArrayBuffer)) {
+    if (this.binary && (texts === undefined || texts.binaryInput === true) && input !== undefined && !(input instanceof ArrayBuffer)) {
       const at = (this.p.dataHeapPtr + 3) & ~3;
       const length = this.binary.writer.write(input, at);
-      if (length >= 0) return this.resultOfCode(this.binary.evaluate(entrypoint, this.p.dataAddr, at, length, at + length));
+      if (length >= 0) {
+        const resultSet = this.resultOfCode(this.binary.evaluate(entrypoint, this.p.dataAddr, at, length, at + length), texts);
+        // The evaluation allocates above the input, so its bytes are intact (until the next evaluation writes there).
+        if (texts) {
+          const memory = this.memory(); // not mem.buffer: a call into the engine per read
+          texts.inputBinary = new Uint8Array(memory.buffer, memory.byteOffset + at, length);
+        }
+        return resultSet;
+      }
     }
     const at = this.p.dataHeapPtr;
     let length = 0;
@@ -430,17 +457,24 @@ class DirectEval {
     return this.results.parse(text);
   }
 
-  /** What portcullis_eval answered: a boolean rule's result set without any text, else the dumped one. */
-  private resultOfCode(code: number): unknown {
+  /** What portcullis_eval answered: a boolean rule's result set without any text, else the dumped one (its text in `texts` when asked for). */
+  private resultOfCode(code: number, texts?: RawTexts): unknown {
+    let known;
     switch (code) {
       case RESULT_CODE.true:
-        return KNOWN_RESULT_SETS[0].value;
+        known = KNOWN_RESULT_SETS[0];
+        break;
       case RESULT_CODE.false:
-        return KNOWN_RESULT_SETS[1].value;
+        known = KNOWN_RESULT_SETS[1];
+        break;
       case RESULT_CODE.empty:
-        return KNOWN_RESULT_SETS[2].value;
+        known = KNOWN_RESULT_SETS[2];
+        break;
+      default:
+        return this.readResultSet(code, texts);
     }
-    return this.readResultSet(code);
+    if (texts) texts.resultSet = known.text;
+    return known.value;
   }
 
   /** The values of the result sets this module dumped lately, by their text. */

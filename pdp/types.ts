@@ -121,6 +121,15 @@ export interface DecisionRecord {
    * both again. Absent means: serialise the objects.
    */
   inputJson?: string;
+  /**
+   * Instead of `inputJson`, for a log that says it copies them
+   * (DecisionLog.copiesBinaryInput): the input's bytes in the binary input
+   * encoding, as the policy read them (the engine's binary path). A view on
+   * the policy's memory, valid only until record() returns: the log copies
+   * them there and makes the input's text from its copy off the request
+   * path (@portcullis/rego-wasm binaryInputJson): the same text as `inputJson`.
+   */
+  inputBinary?: Uint8Array;
   resultJson?: string;
   /** Revision of the bundle that decided ("" when none was active). */
   revision: string;
@@ -208,6 +217,13 @@ export interface RequestOutcome {
  */
 export interface DecisionLog {
   record(record: DecisionRecord): void;
+  /**
+   * True when record() copies `record.inputBinary` before it returns (the
+   * decision log of pdp/log does): decide() then evaluates on the binary
+   * input path and hands over the bytes the policy read instead of the
+   * input's JSON text. Any other log gets the text.
+   */
+  readonly copiesBinaryInput?: boolean;
   /** Stores a request's outcome beside its decision (a log without it keeps decisions only). Never throws or waits. */
   recordOutcome?(outcome: RequestOutcome): void;
   /** Writes out everything buffered (graceful shutdown). */

@@ -30,7 +30,7 @@ export { loadInstrumented } from "./compiler/instrumented-bundle";
 // The decision trail a module records (compiler/trail.ts): its table and the export that locates it.
 export { readTrailTable, TRAIL_EXPORT } from "./compiler/trail";
 // The binary input encoding: input written straight into a module's memory for its portcullis_eval export.
-export { BinaryInputWriter, BINARY_EVAL_EXPORT, RESULT_CODE } from "./compiler/binary-input";
+export { BinaryInputWriter, BINARY_EVAL_EXPORT, binaryInputJson, RESULT_CODE } from "./compiler/binary-input";
 export type { TrailBody } from "./compiler/trail";
 export type { InstrumentedBundle } from "./compiler/instrumented-bundle";
 export { internalCallExpr } from "./compiler/instrument";

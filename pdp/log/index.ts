@@ -131,6 +131,7 @@ function managed(
   const lost = (): number => core.stats().internalErrors + (storeStats(core.stats().sinks)?.dropped ?? 0);
   return {
     record: (r) => core.record(r),
+    copiesBinaryInput: true, // both pipelines' RecordQueue copies it in record()
     recordOutcome: (o) => core.recordOutcome(o),
     flush: () => core.flush(),
     durable: () => core.durable(),

@@ -1,5 +1,5 @@
 /** Engine: one bundle through @open-policy-agent/opa-wasm — data, entrypoints, falsy inputs, the host clock, aborts. */
-import { BinaryInputWriter } from "@portcullis/rego-wasm";
+import { BinaryInputWriter, binaryInputJson } from "@portcullis/rego-wasm";
 import { Engine, ParsedTexts, type EvaluationTexts } from "../../pdp/engine";
 import { PdpError } from "../../pdp/errors";
 import { bundleOf } from "./fixtures";
@@ -49,6 +49,7 @@ describe("Engine", () => {
     const texts: EvaluationTexts = {};
     const value = e.evaluate("t/echo", input, texts);
     expect(texts.input).toBe(JSON.stringify(input));
+    expect(texts.inputBinary).toBeUndefined();
     expect(JSON.parse(texts.result!)).toEqual(value);
     expect(value).toEqual(input);
 
@@ -57,12 +58,35 @@ describe("Engine", () => {
     expect(undefinedResult).toEqual({ input: "{}", result: undefined });
   });
 
+  test("with the binary input asked for, hands back the bytes the policy read (their text is the input's JSON) instead of the text", async () => {
+    const e = await engine();
+    const input = { name: "Zoë <admin> \ud800", n: [1, 2.5, -3, -0, 2 ** 53], nested: { b: true, a: null, u: undefined } };
+    const texts: EvaluationTexts = { binaryInput: true };
+    const value = e.evaluate("t/echo", input, texts);
+    expect(texts.input).toBeUndefined();
+    expect(binaryInputJson(texts.inputBinary!)).toBe(JSON.stringify(input));
+    expect(JSON.parse(texts.result!)).toEqual(value);
+    expect(value).toEqual({ name: "Zoë <admin> \ufffd", n: [1, 2.5, -3, 0, 2 ** 53], nested: { b: true, a: null } });
+
+    const undefinedResult: EvaluationTexts = { binaryInput: true };
+    expect(e.evaluate("t/conflict", {}, undefinedResult)).toBeUndefined();
+    expect(binaryInputJson(undefinedResult.inputBinary!)).toBe("{}");
+    expect(undefinedResult.result).toBeUndefined();
+
+    // An input the writer declines (toJSON) keeps the JSON path: its text comes back.
+    const dated = { at: new Date(0), name: "x" };
+    const declined: EvaluationTexts = { binaryInput: true };
+    expect(e.evaluate("t/echo", dated, declined)).toEqual({ at: "1970-01-01T00:00:00.000Z", name: "x" });
+    expect(declined.input).toBe(JSON.stringify(dated));
+    expect(declined.inputBinary).toBeUndefined();
+  });
+
   test("boolean and undefined results (read without JSON.parse) are right on both paths, texts included", async () => {
     const e = await engine();
     for (const value of [true, false]) {
       const texts: EvaluationTexts = {};
       expect(e.evaluate("t/echo", value, texts)).toBe(value);
-      expect(texts.result).toBe(String(value));
+      expect(texts.result).toBe(String(value)); // a result code: its text all the same
       // An ArrayBuffer input takes the context path (the decision log's mask/drop).
       expect(e.evaluate("t/echo", new TextEncoder().encode(JSON.stringify(value)).buffer)).toBe(value);
     }
@@ -79,7 +103,7 @@ describe("Engine", () => {
     expect(e.evaluate("t/echo", { after: "growth" })).toEqual({ after: "growth" });
   });
 
-  test("without texts asked for, input goes in the binary encoding and means what its JSON means; what it leaves out takes the JSON path", async () => {
+  test("input goes in the binary encoding and means what its JSON means; what it leaves out takes the JSON path", async () => {
     const e = await engine();
     const write = jest.spyOn(BinaryInputWriter.prototype, "write");
     try {
@@ -88,7 +112,7 @@ describe("Engine", () => {
         const binary = e.evaluate("t/echo", input);
         expect(write).toHaveBeenCalledTimes(1);
         expect(write.mock.results[0]?.value).toBeGreaterThan(0);
-        expect(binary).toEqual(e.evaluate("t/echo", input, {})); // texts asked for: the JSON path
+        expect(binary).toEqual(e.evaluate("t/echo", new TextEncoder().encode(JSON.stringify(input)).buffer)); // JSON text: the JSON path
       }
       // A Date (toJSON) and a class instance: the writer declines, JSON.stringify's meaning holds.
       write.mockClear();

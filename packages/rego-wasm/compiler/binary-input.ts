@@ -201,3 +201,181 @@ export class BinaryInputWriter {
     this.pos += bytes;
   }
 }
+
+/**
+ * The JSON text of the value a binary input holds: JSON.stringify's text of
+ * the host value BinaryInputWriter wrote it from. Members come in the order
+ * written (JSON.stringify's), integers and number texts as Number::toString
+ * writes them, strings escaped as JSON.stringify escapes the very UTF-16
+ * units written: lone surrogates as their \uXXXX escapes, which the
+ * module's JSON parser reads as the U+FFFD the module read here.
+ *
+ * What it is for: a caller that evaluated on the binary path and still
+ * needs the input's text (the decision log) makes it from a copy of the
+ * bytes, later and elsewhere, instead of stringifying on the request path.
+ * The text is of the bytes, not of the host object: a getter is not read a
+ * second time. Throws on bytes that are not exactly one well-formed item
+ * (as the module refuses them): a misread input must not be recorded as
+ * something else.
+ */
+export function binaryInputJson(bytes: Uint8Array): string {
+  if ((bytes.byteLength & 3) !== 0 || bytes.byteLength === 0) throw new Error(MALFORMED);
+  return new BinaryInputText(bytes).text();
+}
+
+const MALFORMED = "malformed binary input encoding";
+
+/** A JSON number's text, as the module's number parser takes it (and as Number::toString writes finite numbers). */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * What JSON.stringify writes for each unit below 0x80: 0 for the unit
+ * itself, else its short escape's letter, or 1 for \u00XX.
+ */
+const ASCII_ESCAPE = new Uint8Array(128);
+for (let c = 0; c < 0x20; c++) ASCII_ESCAPE[c] = 1;
+for (const [c, letter] of [
+  [0x08, "b"],
+  [0x09, "t"],
+  [0x0a, "n"],
+  [0x0c, "f"],
+  [0x0d, "r"],
+  [0x22, '"'],
+  [0x5c, "\\"],
+] as const) {
+  ASCII_ESCAPE[c] = letter.charCodeAt(0);
+}
+const HEX = "0123456789abcdef";
+
+/**
+ * Reads the items of binary input bytes and writes their JSON text as UTF-8
+ * into one buffer, decoded once at the end: no string per item.
+ */
+class BinaryInputText {
+  private at = 0;
+  private out: Buffer;
+  private o = 0;
+  private readonly view: DataView;
+  private readonly u8: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.u8 = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // The most UTF-8 bytes a text can need: a string unit (2 bytes in) writes at most 6 bytes
+    // (an escape), an item header (4 bytes) at most 12 (`false` and a separator; an integer's 8 bytes write <= 12).
+    this.out = Buffer.allocUnsafe(3 * bytes.byteLength + 16);
+  }
+
+  text(): string {
+    this.item(0);
+    if (this.at !== this.u8.byteLength) throw new Error(MALFORMED);
+    return this.out.toString("utf8", 0, this.o);
+  }
+
+  private header(): number {
+    if (this.u8.byteLength - this.at < 4) throw new Error(MALFORMED);
+    const h = this.view.getUint32(this.at, true);
+    this.at += 4;
+    return h;
+  }
+
+  /** The start of `n` bytes, the read position moved past them and their padding to 4. */
+  private take(n: number): number {
+    const padded = (n + 3) & ~3;
+    if (padded > this.u8.byteLength - this.at) throw new Error(MALFORMED);
+    const start = this.at;
+    this.at += padded;
+    return start;
+  }
+
+  private ascii(s: string): void {
+    for (let i = 0; i < s.length; i++) this.out[this.o++] = s.charCodeAt(i);
+  }
+
+  private item(depth: number): void {
+    if (depth > MAX_DEPTH) throw new Error(MALFORMED);
+    const h = this.header();
+    const n = h >>> 3;
+    const tag = h & 7;
+    if (tag <= TAG_TRUE || tag === TAG_INT) {
+      if (n !== 0) throw new Error(MALFORMED);
+      if (tag === TAG_INT) this.ascii(String(this.view.getInt32(this.take(4), true)));
+      else this.ascii(tag === TAG_NULL ? "null" : tag === TAG_TRUE ? "true" : "false");
+    } else if (tag === TAG_NUMBER) {
+      const start = this.take(n);
+      const text = Buffer.from(this.u8.buffer, this.u8.byteOffset + start, n).toString("latin1");
+      if (!JSON_NUMBER.test(text)) throw new Error(MALFORMED);
+      this.ascii(text);
+    } else if (tag === TAG_STRING) {
+      this.string(n);
+    } else if (tag === TAG_ARRAY) {
+      if (n > (this.u8.byteLength - this.at) >>> 2) throw new Error(MALFORMED);
+      this.out[this.o++] = 0x5b; // [
+      for (let i = 0; i < n; i++) {
+        if (i > 0) this.out[this.o++] = 0x2c; // ,
+        this.item(depth + 1);
+      }
+      this.out[this.o++] = 0x5d; // ]
+    } else {
+      if (n > (this.u8.byteLength - this.at) >>> 3) throw new Error(MALFORMED);
+      this.out[this.o++] = 0x7b; // {
+      for (let i = 0; i < n; i++) {
+        if (i > 0) this.out[this.o++] = 0x2c; // ,
+        const kh = this.header();
+        if ((kh & 7) !== TAG_STRING) throw new Error(MALFORMED);
+        this.string(kh >>> 3);
+        this.out[this.o++] = 0x3a; // :
+        this.item(depth + 1);
+      }
+      this.out[this.o++] = 0x7d; // }
+    }
+  }
+
+  /** n UTF-16 units, quoted and escaped as JSON.stringify does (QuoteJSONString), as UTF-8. */
+  private string(n: number): void {
+    const start = this.take(2 * n);
+    const end = start + 2 * n;
+    const view = this.view;
+    const out = this.out;
+    out[this.o++] = 0x22;
+    for (let p = start; p < end; p += 2) {
+      const c = view.getUint16(p, true);
+      if (c < 0x80) {
+        const e = ASCII_ESCAPE[c];
+        if (e === 0) out[this.o++] = c;
+        else if (e === 1) this.escape(c);
+        else {
+          out[this.o++] = 0x5c;
+          out[this.o++] = e;
+        }
+      } else if (c < 0x800) {
+        out[this.o++] = 0xc0 | (c >> 6);
+        out[this.o++] = 0x80 | (c & 0x3f);
+      } else if (c < 0xd800 || c >= 0xe000) {
+        out[this.o++] = 0xe0 | (c >> 12);
+        out[this.o++] = 0x80 | ((c >> 6) & 0x3f);
+        out[this.o++] = 0x80 | (c & 0x3f);
+      } else {
+        const d = c < 0xdc00 && p + 2 < end ? view.getUint16(p + 2, true) : 0;
+        if (d >= 0xdc00 && d < 0xe000) {
+          // A pair: the code point, in four bytes.
+          const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          out[this.o++] = 0xf0 | (cp >> 18);
+          out[this.o++] = 0x80 | ((cp >> 12) & 0x3f);
+          out[this.o++] = 0x80 | ((cp >> 6) & 0x3f);
+          out[this.o++] = 0x80 | (cp & 0x3f);
+          p += 2;
+        } else {
+          this.escape(c); // a lone surrogate
+        }
+      }
+    }
+    out[this.o++] = 0x22;
+  }
+
+  /** `\uXXXX`, lowercase hex, as JSON.stringify writes a control character or a lone surrogate. */
+  private escape(c: number): void {
+    this.ascii("\\u");
+    for (let shift = 12; shift >= 0; shift -= 4) this.out[this.o++] = HEX.charCodeAt((c >> shift) & 15);
+  }
+}

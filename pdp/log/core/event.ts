@@ -11,6 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { binaryInputJson } from "@portcullis/rego-wasm";
 import type { DecisionEvent, DecisionRecord } from "../../types";
 
 /** Who emits the events: OPA's `labels` (id and version always, plus configured ones). */
@@ -65,14 +66,19 @@ export function buildEvent(record: DecisionRecord, source: EventSource, timestam
  * wrote), only the event's small rest is serialised. Throws on values JSON
  * cannot carry faithfully (cycles, BigInt).
  */
-export function snapshotOf(event: DecisionEvent, record?: Pick<DecisionRecord, "input" | "inputJson" | "result" | "resultJson" | "trail">): string {
+export function snapshotOf(
+  event: DecisionEvent,
+  record?: Pick<DecisionRecord, "input" | "inputJson" | "inputBinary" | "result" | "resultJson" | "trail">,
+): string {
   if (!record || !textsCover(event, record)) return JSON.stringify(event);
+  // The binary input's text, made here (off the request path); it throws on malformed bytes, and the caller fails safe.
+  const inputJson = record.inputJson ?? binaryInputJson(record.inputBinary!);
   // The texts the engine evaluated, spliced in: the event without them, then input and result (and the trail's, resolved once per distinct trail).
   const { input: _input, result, custom, ...rest } = event;
   const trail = custom !== undefined && isTrailOnly(custom, record) ? `,"custom":{"trail":${record.trail!.json}}` : "";
   const head = JSON.stringify(trail === "" && custom !== undefined ? { ...rest, custom } : rest);
   const tail = result === undefined ? "" : `,"result":${record.resultJson}`;
-  return `${head.slice(0, -1)},"input":${record.inputJson}${tail}${trail}}`;
+  return `${head.slice(0, -1)},"input":${inputJson}${tail}${trail}}`;
 }
 
 /** `custom` is exactly the record's trail, whose text the record has. */
@@ -82,9 +88,10 @@ function isTrailOnly(custom: Record<string, unknown>, record: Pick<DecisionRecor
   return true;
 }
 
-/** The record's texts are the event's input and result (the event refers to the same objects and a text exists for each). */
-function textsCover(event: DecisionEvent, record: Pick<DecisionRecord, "input" | "inputJson" | "result" | "resultJson">): boolean {
-  if (record.inputJson === undefined || event.input === undefined || event.input !== record.input) return false;
+/** The record's texts are the event's input and result (the event refers to the same objects and a text, or the binary input, exists for each). */
+function textsCover(event: DecisionEvent, record: Pick<DecisionRecord, "input" | "inputJson" | "inputBinary" | "result" | "resultJson">): boolean {
+  if (record.inputJson === undefined && record.inputBinary === undefined) return false;
+  if (event.input === undefined || event.input !== record.input) return false;
   return event.result === undefined || (event.result === record.result && record.resultJson !== undefined);
 }
 

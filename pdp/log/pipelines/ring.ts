@@ -124,6 +124,20 @@ export class RecordWriter {
     this.view.setUint32(sizeAt, this.at - start, true);
   }
 
+  /** Bytes as they are (or null): their length, then them. */
+  bytesOrNull(b: Uint8Array | null): void {
+    this.view.setUint32(this.at, b === null ? PAD : b.byteLength, true);
+    this.at += 4;
+    if (b === null) return;
+    this.bytes.set(b, this.at);
+    this.at += b.byteLength;
+  }
+
+  /** The most bytes bytesOrNull(b) takes. */
+  static bytesBound(b: Uint8Array | null): number {
+    return 4 + (b === null ? 0 : b.byteLength);
+  }
+
   /** The most bytes texts(list) can take: UTF-8 needs at most 3 bytes per UTF-16 unit. */
   static textsBound(list: ReadonlyArray<string | null>): number {
     let units = 0;
@@ -162,6 +176,16 @@ export class RecordReader {
     const n = this.view.getBigUint64(this.at, true);
     this.at += 8;
     return n;
+  }
+
+  /** What RecordWriter.bytesOrNull wrote, as a copy (the ring's room is reused once the record is consumed). */
+  bytesOrNull(): Uint8Array | null {
+    const length = this.view.getUint32(this.at, true);
+    this.at += 4;
+    if (length === PAD) return null;
+    const copy = Uint8Array.prototype.slice.call(this.bytes, this.at, this.at + length);
+    this.at += length;
+    return copy;
   }
 
   /** `count` strings (or nulls) that RecordWriter.texts wrote. */

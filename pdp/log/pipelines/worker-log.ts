@@ -3,9 +3,11 @@
  * thread (the API's) only stamps the time and queues each record, then, on
  * the next turn of the event loop, writes the queued records into a ring in
  * shared memory (ring.ts) that the worker reads. A record the engine
- * evaluated travels as its parts: the ids and times and the engine's own
- * JSON texts of input and result, taken at evaluation, so nothing later can
- * change them; the worker builds the event from them. Other records (an
+ * evaluated travels as its parts: the ids and times, the engine's own JSON
+ * text of the result and the bytes of the input it read (binary input
+ * encoding, copied in record(); or the input's JSON text), taken at
+ * evaluation, so nothing later can change them; the worker makes the
+ * input's text and builds the event from them. Other records (an
  * error, an evaluator without texts) travel as their snapshot, the event's
  * JSON text built here while the objects it refers to are current. Building
  * events, drop and mask policies, redaction and the SQLite writes run in the
@@ -30,7 +32,7 @@ import { DecisionLogError, messageOf } from "../core/errors";
 import { formatTimestamp, type EventSource } from "../core/event";
 import { CommitWaiters, DEFAULT_COMMIT_TIMEOUT_MS, notDurable } from "./durable";
 import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../core/types";
-import { createLocalDecisionLog, RecordQueue } from "./in-thread";
+import { createLocalDecisionLog, RecordQueue, type QueuedRecord } from "./in-thread";
 import { maskAndDrop, type MaskOptions } from "../core/mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./steps";
 import type { ErrorReporter } from "../sinks/sink";
@@ -144,8 +146,9 @@ export function createWorkerDecisionLog(
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
     for (const { record, outcome } of queue.take()) {
       if (outcome) fallback.recordOutcome(outcome);
-      else fallback.record(record);
+      else fallback.record(record); // which copies the binary input into its own queue
     }
+    queue.done();
     for (const id of [...waiting.keys()]) settle(id);
     // Whether the worker committed them before it died is not known for sure: not durable.
     commits.failAll(`decision log worker ${reason}`);
@@ -178,7 +181,19 @@ export function createWorkerDecisionLog(
   function drain(): void {
     // Nothing is queued unless running: fail() hands the queue to the fallback, close() drains first.
     const batch = queue.take();
-    if (batch.length === 0 || state !== "running") return;
+    try {
+      if (batch.length === 0 || state !== "running") return;
+      write(batch);
+    } finally {
+      queue.done(); // every record is in the ring or encoded for a message: the binary inputs' copies are free
+    }
+    postOverflow();
+    if (unannounced >= WAKE_AT_EVENTS) wake();
+    else if (unannounced > 0) wakeTimer ??= setTimeout(wake, WAKE_EVERY_MS).unref();
+  }
+
+  /** Each record of a batch into the ring (or the next message) as its parts or its snapshot. */
+  function write(batch: QueuedRecord[]): void {
     for (const { record, outcome, ns } of batch) {
       try {
         if (outcome) {
@@ -194,9 +209,6 @@ export function createWorkerDecisionLog(
         onError(new DecisionLogError("event_build_error", messageOf(err)));
       }
     }
-    postOverflow();
-    if (unannounced >= WAKE_AT_EVENTS) wake();
-    else if (unannounced > 0) wakeTimer ??= setTimeout(wake, WAKE_EVERY_MS).unref();
   }
 
   /** A record that travels as its snapshot, built on this thread. */

@@ -110,7 +110,9 @@ export interface ShippedRecord {
   requestedBy: string | undefined;
   reqId: number | undefined;
   evalNs: number;
-  inputJson: string;
+  /** The input's JSON text, or (when the engine evaluated on the binary path) its binary input bytes: the worker makes the text. */
+  inputJson: string | undefined;
+  inputBinary: Uint8Array | undefined;
   resultJson: string | undefined;
   /** The decision trail's JSON text (pdp/trail.ts), when the record has one. */
   trailJson: string | undefined;
@@ -133,8 +135,9 @@ export type ShippedEvent =
  *
  *   SNAPSHOT  texts: json, bundle key | null
  *   PARTS     ns, evalNs, reqId (NaN: none), then texts: decisionId, path,
- *             revision, requestedBy | null, inputJson, resultJson | null,
- *             bundle key, trail JSON | null
+ *             revision, requestedBy | null, inputJson | null, resultJson | null,
+ *             bundle key, trail JSON | null; then the binary input's bytes
+ *             | null (exactly one of inputJson and these)
  *   OUTCOME   texts: a request outcome's row as JSON (store/sqlite-store.ts OutcomeRow)
  */
 export const EventRecords = {
@@ -148,7 +151,7 @@ export const EventRecords = {
       typeof record.path === "string" &&
       typeof record.revision === "string" &&
       typeof record.evalNs === "number" &&
-      typeof record.inputJson === "string" &&
+      (typeof record.inputJson === "string" || record.inputBinary instanceof Uint8Array) &&
       record.input !== undefined &&
       (record.result === undefined || typeof record.resultJson === "string") &&
       (record.trail === undefined || typeof record.trail.json === "string") &&
@@ -186,15 +189,18 @@ export const EventRecords = {
     const context = record.context ?? {};
     const requestedBy = context.requestedBy ?? null;
     const resultJson = record.result === undefined ? null : record.resultJson!;
-    const texts = [record.decisionId, record.path, record.revision, requestedBy, record.inputJson!, resultJson, key, record.trail?.json ?? null];
+    const inputJson = record.inputJson ?? null;
+    const inputBinary = inputJson === null ? record.inputBinary! : null;
+    const texts = [record.decisionId, record.path, record.revision, requestedBy, inputJson, resultJson, key, record.trail?.json ?? null];
     return {
-      bound: 1 + 3 * 8 + RecordWriter.textsBound(texts),
+      bound: 1 + 3 * 8 + RecordWriter.textsBound(texts) + RecordWriter.bytesBound(inputBinary),
       fill(w) {
         w.u8(PARTS);
         w.u64(ns);
         w.f64(record.evalNs);
         w.f64(context.reqId ?? NaN);
         w.texts(texts);
+        w.bytesOrNull(inputBinary);
       },
     };
   },
@@ -210,6 +216,7 @@ export const EventRecords = {
     const evalNs = r.f64();
     const reqId = r.f64();
     const [decisionId, path, revision, requestedBy, inputJson, resultJson, key, trailJson] = r.texts(PARTS_TEXTS);
+    const inputBinary = r.bytesOrNull();
     const parts: ShippedRecord = {
       ns,
       evalNs,
@@ -218,7 +225,8 @@ export const EventRecords = {
       path: path!,
       revision: revision!,
       requestedBy: requestedBy ?? undefined,
-      inputJson: inputJson!,
+      inputJson: inputJson ?? undefined,
+      inputBinary: inputBinary ?? undefined,
       resultJson: resultJson ?? undefined,
       trailJson: trailJson ?? undefined,
     };

@@ -59,6 +59,7 @@ function recordOf(parts: ShippedRecord): DecisionRecord {
     path: parts.path,
     input: SHIPPED_INPUT,
     inputJson: parts.inputJson,
+    inputBinary: parts.inputBinary,
     revision: parts.revision,
     context: { requestedBy: parts.requestedBy, reqId: parts.reqId },
     evalNs: parts.evalNs,

@@ -9,7 +9,7 @@
  */
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { compile } from "../../compiler";
-import { BinaryInputWriter, BINARY_EVAL_EXPORT, RESULT_CODE } from "../../compiler/binary-input";
+import { BinaryInputWriter, BINARY_EVAL_EXPORT, binaryInputJson, RESULT_CODE } from "../../compiler/binary-input";
 
 const REGO = `package t
 
@@ -83,12 +83,30 @@ function textOfCode(code: number): string {
   return cstring(code);
 }
 
-/** Both paths on every entrypoint: the same texts, and the binary path taken. */
+/** Both paths on every entrypoint: the same texts, and the binary path taken; and the bytes' own JSON text is JSON.stringify's. */
 function expectSame(input: unknown): void {
   for (const ep of [ids.echo, ids.allow, ids.probe]) {
     const json = viaJson(ep, input);
     expect(viaBinary(ep, input)).toBe(json);
   }
+  expectTextOfBytes(input);
+}
+
+/** The binary input's bytes, copied out of the module's memory (null when the writer declines the input). */
+function bytesOf(input: unknown): Uint8Array | null {
+  const at = align4(sdk.dataHeapPtr);
+  const length = writer.write(input, at);
+  return length < 0 ? null : new Uint8Array(sdk.mem.buffer, at, length).slice();
+}
+
+/** binaryInputJson gives back JSON.stringify(input), byte for byte (what the decision log records on the binary path). */
+function expectTextOfBytes(input: unknown): void {
+  const bytes = bytesOf(input);
+  expect(bytes).not.toBeNull();
+  const text = binaryInputJson(bytes!);
+  // Compared as strings and as UTF-8: a lone surrogate left in the text would pass the first and not the second.
+  expect(text).toBe(JSON.stringify(input));
+  expect(Buffer.from(text, "utf8")).toEqual(Buffer.from(JSON.stringify(input), "utf8"));
 }
 
 const LONG = "x".repeat(40); // past the writer's unit-by-unit limit: written by Buffer#write
@@ -219,6 +237,84 @@ describe("binary input: the same value as JSON", () => {
     expectSame(big);
     expect(sdk.mem.buffer.byteLength).toBeGreaterThan(before);
     expectSame({ user: "admin", tenant: "t_acme" });
+  });
+});
+
+describe("binary input: its JSON text (binaryInputJson) is JSON.stringify's", () => {
+  /** A small deterministic generator (xorshift32): the same cases on every run. */
+  function random(seed: number): () => number {
+    let x = seed;
+    return () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+  }
+
+  test("strings of random UTF-16 units: every escape, pair and lone surrogate as JSON.stringify writes it", () => {
+    const next = random(24);
+    // Units from the ranges that escape or encode differently: controls, ASCII, 2- and 3-byte UTF-8, surrogates, the top.
+    const ranges = [
+      [0, 0x20],
+      [0x20, 0x80],
+      [0x80, 0x800],
+      [0x800, 0xd800],
+      [0xd800, 0xdc00],
+      [0xdc00, 0xe000],
+      [0xe000, 0x10000],
+    ];
+    for (let i = 0; i < 2000; i++) {
+      const units: number[] = [];
+      const n = Math.floor(next() * 12);
+      for (let j = 0; j < n; j++) {
+        const [lo, hi] = ranges[Math.floor(next() * ranges.length)]!;
+        units.push(lo! + Math.floor(next() * (hi! - lo!)));
+      }
+      const s = String.fromCharCode(...units);
+      expectTextOfBytes({ [s]: s, list: [s, ""] });
+    }
+  });
+
+  test("random values: nesting, key order, numbers of every kind", () => {
+    const next = random(7);
+    const numbers = [0, -0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 53, 1e21, 1e-7, 0.1, -2.5, 5e-324, Number.MAX_VALUE, NaN, Infinity];
+    const keys = ["a", "b", "10", "2", "", "__proto__", "constructor", "é", "😀", "\u0000", "\ud800", '"q"'];
+    const value = (depth: number): unknown => {
+      const r = next();
+      if (depth > 4 || r < 0.4) {
+        const k = Math.floor(next() * 6);
+        if (k === 0) return numbers[Math.floor(next() * numbers.length)];
+        if (k === 1) return next() * 1e6 - 5e5;
+        if (k === 2) return keys[Math.floor(next() * keys.length)];
+        if (k === 3) return next() < 0.5;
+        if (k === 4) return null;
+        return undefined;
+      }
+      if (r < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      const o: Record<string, unknown> = {};
+      for (let i = Math.floor(next() * 5); i > 0; i--)
+        Object.defineProperty(o, keys[Math.floor(next() * keys.length)]!, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+      return o;
+    };
+    for (let i = 0; i < 1000; i++) expectTextOfBytes({ v: value(0) });
+  });
+
+  const words = (...w: number[]) => new Uint8Array(Uint32Array.from(w).buffer);
+  test.each([
+    ["an empty input", new Uint8Array(0)],
+    ["a length that is not a multiple of 4", new Uint8Array(5)],
+    ["a string longer than the bytes", words(5 * 8 + 5, 0x00610061)],
+    ["bytes left over", words(0, 0)],
+    ["a key that is not a string", words(1 * 8 + 7, 3, 1, 0)],
+    ["number text that is not JSON", words(2 * 8 + 4, 0x00003130)],
+    ["a scalar with a count", words(1 * 8 + 2)],
+  ])("bytes that are not one well-formed item throw: %s", (_, bytes) => {
+    expect(() => binaryInputJson(bytes)).toThrow(/malformed binary input encoding/);
+  });
+
+  test("nesting past the parser's limit throws", () => {
+    expect(() => binaryInputJson(words(...Array.from({ length: 2002 }, () => 1 * 8 + 6), 0))).toThrow(/malformed/);
   });
 });
 
