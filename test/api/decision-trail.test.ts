@@ -13,11 +13,11 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import request from "supertest";
+import { STORE_PAGE_SIZE } from "../../pdp/log/store/sqlite-store";
 import { expectProblem, startHarness, type Harness } from "./harness";
 
-const PAGE = 4096;
 /** The store after start-up (schema, run marker, start-up probes) takes ~13 pages; reads fill the rest within a few dozen requests. */
-const SMALL_STORE = { maxBytes: 20 * PAGE, bufferLimit: 100 };
+const SMALL_STORE = { maxBytes: 20 * STORE_PAGE_SIZE, bufferLimit: 100 };
 
 async function until(done: () => Promise<boolean> | boolean): Promise<void> {
   while (!(await done())) await new Promise((r) => setTimeout(r, 20));

@@ -7,7 +7,7 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { createDecisionLog } from "../../../pdp/log";
-import { openForRead } from "../../../pdp/log/store/sqlite-store";
+import { openForRead, STORE_PAGE_SIZE } from "../../../pdp/log/store/sqlite-store";
 import { queryDecisions } from "../../../pdp/log/store/query";
 import { DENIED_RESULT, makeRecord, PIPELINES, tempDir } from "./fixtures";
 
@@ -143,6 +143,36 @@ describe.each(PIPELINES)("$name", ({ worker }) => {
       .sort();
     expect(indexes).toEqual(["decisions_by_actor", "decisions_by_path", "decisions_by_time", "decisions_denied"]);
     expect(db.prepare("SELECT count(*) AS n FROM decisions").get()).toEqual({ n: 2 });
+    db.close();
+  });
+
+  test("a new store gets STORE_PAGE_SIZE pages; one made with SQLite's default 4 KiB keeps them, read and appended to", async () => {
+    const fresh = path.join(tempDir(), "decisions.db");
+    const log = createDecisionLog({ db: fresh, worker });
+    log.record(makeRecord());
+    await log.close();
+    let db = openForRead(fresh);
+    expect(db.pragma("page_size", { simple: true })).toBe(STORE_PAGE_SIZE);
+    db.close();
+
+    // A store created before the log set its page size: the size is fixed once the file has a header.
+    const older = path.join(tempDir(), "decisions.db");
+    const made = new Database(older);
+    made.pragma("page_size = 4096");
+    made.pragma("journal_mode = WAL");
+    made.close();
+    const records = [makeRecord(), makeRecord({ result: DENIED_RESULT })];
+    for (const record of records) {
+      const reopened = createDecisionLog({ db: older, worker });
+      reopened.record(record);
+      await reopened.close();
+    }
+    db = openForRead(older);
+    expect(db.pragma("page_size", { simple: true })).toBe(4096);
+    expect(queryDecisions(db, {}).map((e) => [e.decision_id, e.allowed])).toEqual([
+      [records[1].decisionId, false],
+      [records[0].decisionId, true],
+    ]);
     db.close();
   });
 
