@@ -48,6 +48,13 @@ DROP INDEX IF EXISTS decisions_by_allowed;
 -- A second event with a known decision_id is ignored (the first one wins), for every
 -- connection: INSERT OR REPLACE would otherwise delete the original without
 -- firing the DELETE trigger (SQLite skips it unless recursive_triggers is on).
+-- It is the dearest part of an insert: with outcomes_keep_first, ~20% of the
+-- store's CPU per event and outcome (an insert loop on this schema, batches
+-- of 250, ran at 0.78x without both), nearly all of it SQLite running a row
+-- trigger at all (one whose WHEN is always false cost 80% as much): no
+-- cheaper form of it exists. Nor a trigger-free one: a conflict clause in
+-- the table yields to the statement's OR REPLACE, and recursive_triggers is
+-- per connection.
 CREATE TRIGGER IF NOT EXISTS decisions_keep_first BEFORE INSERT ON decisions
 WHEN EXISTS (SELECT 1 FROM decisions WHERE decision_id = NEW.decision_id)
 BEGIN SELECT RAISE(IGNORE); END;
