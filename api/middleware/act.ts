@@ -12,7 +12,7 @@
  */
 import type { NextFunction, Request, Response } from "express";
 import { DbInputError, retryWhileBusy, ScopeError, toScope } from "../../db";
-import { stateOf, type ActResult } from "../context";
+import { stateOf, type ActResult, type RequestState } from "../context";
 import type { ApiDeps } from "../deps";
 import { Problem } from "../problems";
 import type { RouteRecord } from "../registry/types";
@@ -34,25 +34,46 @@ export function act(record: RouteRecord, handler: RouteHandler, deps: ApiDeps, r
     for (const field of decision.fields.write) if (Object.hasOwn(received, field)) body[field] = received[field];
     // Routes without tenant data (health, openapi for anonymous callers) have no scope; reading it there is a bug.
     const scope = decision.scope.tenant_id ? toScope(decision.scope) : null;
-    const ctx: ActContext = {
-      req,
-      state,
-      deps,
-      get scope() {
-        if (!scope) throw new Error(`${record.id}: the decision carries no tenant scope to query through`);
-        return scope;
-      },
-      query: state.query,
-      body,
-      id: state.resource.id,
-      routes,
-    };
+    const ctx = new OperationContext(record.id, scope, req, state, deps, state.query, body, state.resource.id, routes);
     // Another connection holding SQLite's write lock fails an attempt at once, having written nothing (one
     // statement or one transaction): it is tried again on timers, never sleeping in SQLite on the thread every
     // request shares. Past the bound, DatabaseBusyError is answered 503 database_busy with Retry-After (errors.ts).
     state.result = await retryWhileBusy(() => run(handler, ctx), { boundMs: deps.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS });
     next();
   };
+}
+
+/**
+ * The context a route's operation runs with. A class, not an object literal
+ * with `get scope()`: V8 gives each such literal its own accessor pair,
+ * allocated in OLD space, whose getter (a young closure over this request's
+ * frame) then kept the whole request (req, res, state, the response headers)
+ * alive through young-generation collections until a full collection: ~6 KiB
+ * per request copied and promoted. The getter on the prototype is shared.
+ */
+class OperationContext implements ActContext {
+  readonly #routeId: string;
+  readonly #scope: ActContext["scope"] | null;
+
+  constructor(
+    routeId: string,
+    scope: ActContext["scope"] | null,
+    readonly req: Request,
+    readonly state: RequestState,
+    readonly deps: ApiDeps,
+    readonly query: ActContext["query"],
+    readonly body: Record<string, unknown>,
+    readonly id: string | undefined,
+    readonly routes: ReadonlyMap<string, RouteRecord>,
+  ) {
+    this.#routeId = routeId;
+    this.#scope = scope;
+  }
+
+  get scope(): ActContext["scope"] {
+    if (!this.#scope) throw new Error(`${this.#routeId}: the decision carries no tenant scope to query through`);
+    return this.#scope;
+  }
 }
 
 /** How long a write waits for another connection's lock before 503 database_busy. */
