@@ -23,6 +23,8 @@ export type DecisionLogErrorCode =
   | "postgres_write_recovered"
   /** PostgreSQL refused one row for what it holds (a data or constraint error); it is dropped and counted, the rest of its batch is stored. */
   | "postgres_row_refused"
+  /** SQLite refused one row for what it holds (e.g. an event nested past its JSON depth limit); dropped, counted, the rest of its batch stored. */
+  | "sqlite_row_refused"
   /** The PostgreSQL store cannot be used for the log: another schema version, or a role that could rewrite the trail. */
   | "log_store_refused"
   /** The run markers (store/runs.ts) could not be written: a restart may misreport this run. */

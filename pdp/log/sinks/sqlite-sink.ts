@@ -6,12 +6,16 @@
  * caller that must know its decision is stored (durable() in the logs). A
  * failed batch stays queued and is retried on the next tick; the sink is
  * `failing` from the first failed write to the next successful one; a full
- * queue drops its oldest events and counts them. Request outcomes
+ * queue drops its oldest events and counts them. A row SQLite refuses for
+ * what it holds (it would fail forever and block every later event) is
+ * isolated, dropped, counted and reported (`sqlite_row_refused`); the rest
+ * of its batch is stored. Request outcomes
  * (writeOutcome) share the queue, the batches and the counters with the
  * decision events: one transaction holds both kinds.
  */
 import type Database from "better-sqlite3";
 import { BoundedBuffer } from "./buffer";
+import { DecisionLogError, messageOf } from "../core/errors";
 import type { LogEvent } from "../core/mask";
 import type { SinkStats } from "../core/types";
 import type { ErrorReporter } from "./sink";
@@ -73,6 +77,19 @@ type QueuedRow = DecisionRow | OutcomeRow;
 
 const isOutcome = (row: QueuedRow): row is OutcomeRow => !("event" in row);
 
+/**
+ * SQLite's errors for what a row holds (an event JSON nested past SQLite's
+ * depth limit fails `CHECK (json_valid(event))`, a text past the length
+ * limit is too big): the same row fails every retry. Anything else (a full
+ * disk, the store's size limit, a lock, I/O) is the store's state, and the
+ * batch is retried whole.
+ */
+const ROW_ERRORS = new Set(["SQLITE_CONSTRAINT_CHECK", "SQLITE_CONSTRAINT_NOTNULL", "SQLITE_CONSTRAINT_DATATYPE", "SQLITE_TOOBIG", "SQLITE_MISMATCH"]);
+
+function isRowError(err: unknown): boolean {
+  return typeof err === "object" && err !== null && ROW_ERRORS.has((err as { code?: unknown }).code as string);
+}
+
 /** The row's values at values[at..at + COLUMNS), in insertSql's column order. */
 function bindRow(values: unknown[], at: number, r: DecisionRow): unknown[] {
   values[at] = r.decision_id;
@@ -109,10 +126,12 @@ export class SqliteSink implements StoreSink {
   private closed = false;
   /** Since when writes fail, reported once per failing period. */
   private readonly failing: StoreFailure;
+  private readonly onError: ErrorReporter;
 
   constructor(options: SqliteSinkOptions) {
     // The options were checked by createDecisionLog (index.ts checkOptions), before any thread started.
     this.db = openForAppend(options.file, { maxBytes: options.maxBytes });
+    this.onError = options.onError;
     this.failing = new StoreFailure({ failed: "sqlite_write_failed", recovered: "sqlite_write_recovered" }, options.onError);
     this.insert = this.db.prepare(insertSql(1));
     this.insertMany = this.db.prepare(insertSql(ROWS_PER_STATEMENT));
@@ -212,9 +231,14 @@ export class SqliteSink implements StoreSink {
     while (this.queue.size > 0) {
       const batch = this.queue.take(this.batchSize);
       try {
-        const inserted = this.writeBatch(batch);
+        const { inserted, refused } = this.writeRows(batch);
         this.written += inserted;
-        this.duplicates += batch.length - inserted;
+        this.duplicates += batch.length - inserted - refused.length;
+        // Counted once the batch is committed: a batch that fails after all is retried whole.
+        for (const { row, err } of refused) {
+          this.queue.countDropped();
+          this.onError(new DecisionLogError("sqlite_row_refused", `decision ${row.decision_id} refused by the store and dropped: ${messageOf(err)}`));
+        }
         this.failing.succeeded(this.queue.dropped);
       } catch (err) {
         this.failures++;
@@ -224,5 +248,40 @@ export class SqliteSink implements StoreSink {
         return;
       }
     }
+  }
+
+  /**
+   * The batch in one transaction. When SQLite refuses a row for what it
+   * holds (isRowError), the batch is written again with that row isolated by
+   * halves, each half a savepoint of one transaction (better-sqlite3 nests
+   * transaction functions so), and left out: it would fail every retry and
+   * hold back every later event.
+   */
+  private writeRows(batch: QueuedRow[]): { inserted: number; refused: Array<{ row: QueuedRow; err: unknown }> } {
+    try {
+      return { inserted: this.writeBatch(batch), refused: [] };
+    } catch (err) {
+      if (!isRowError(err)) throw err;
+      return this.writeIsolating(batch);
+    }
+  }
+
+  private writeIsolating(batch: QueuedRow[]): { inserted: number; refused: Array<{ row: QueuedRow; err: unknown }> } {
+    const refused: Array<{ row: QueuedRow; err: unknown }> = [];
+    const isolate = (rows: QueuedRow[]): number => {
+      try {
+        return this.writeBatch(rows);
+      } catch (err) {
+        if (!isRowError(err)) throw err;
+        if (rows.length === 1) {
+          refused.push({ row: rows[0], err });
+          return 0;
+        }
+        const half = rows.length >> 1;
+        return isolate(rows.slice(0, half)) + isolate(rows.slice(half));
+      }
+    };
+    const inserted = this.db.transaction(isolate)(batch);
+    return { inserted, refused };
   }
 }

@@ -16,7 +16,7 @@ import pg from "pg";
 import { openDecisionLog, type ManagedDecisionLog } from "../../../pdp/log";
 import { queryDecisionsPg } from "../../../pdp/log/store/query";
 import type { RequestOutcome } from "../../../pdp/types";
-import { LOG_STORES, ownerQuery, POSTGRES_LOG, useLogStore, type OpenStore } from "./backends";
+import { LOG_STORES, ownerQuery, POSTGRES_LOG, SQLITE_LOG, useLogStore, type OpenStore } from "./backends";
 import { compileLogPolicy, DENIED_RESULT, makeRecord, MASK_POLICY, PIPELINES } from "./fixtures";
 
 const quiet = () => undefined;
@@ -202,6 +202,31 @@ describe.each(LOG_STORES)("the decision log on $name", (backend) => {
     await second.close();
     expect((await store.runs()).map((r) => `${r.run_id}:${r.kind}`)).toEqual(["run-1:start", "run-1:clean_stop", "run-2:start", "run-2:clean_stop"]);
     expect((await store.runs())[1].detail).toEqual({ written: 1, lost: 0 });
+  });
+});
+
+describe("only on SQLite", () => {
+  const store = useLogStore(SQLITE_LOG);
+
+  test("a row the store refuses for its contents is dropped, counted and reported; the rest of its batch and later events are stored", async () => {
+    const errors: string[] = [];
+    const log = await store.open({ onError: (e) => void errors.push(e.code) });
+    const records = Array.from({ length: 10 }, () => makeRecord());
+    // An input nested past SQLite's JSON depth limit (1000): the store's CHECK (json_valid(event)) refuses
+    // the event, on every retry; before, its whole batch was retried until the buffer dropped events.
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 1100; i++) deep = [deep];
+    records[3] = makeRecord({ input: { ...makeRecord().input, params: deep as string[] } });
+    for (const r of records) log.record(r);
+    await expect(log.durable()).rejects.toThrow(/1 events were dropped/);
+    const later = makeRecord();
+    log.record(later);
+    await log.durable();
+    await log.close();
+    expect(errors).toEqual(["sqlite_row_refused"]);
+    expect(log.stats().sinks.sqlite).toEqual(expect.objectContaining({ written: 10, dropped: 1, pending: 0, failures: 0 }));
+    const kept = [...records.filter((_, i) => i !== 3), later].map((r) => r.decisionId);
+    expect(await store.storedIds()).toEqual(new Set(kept));
   });
 });
 
