@@ -94,12 +94,18 @@ async function asOwnerIn(tenant: string, sql: string, params: unknown[] = []): P
 const CAROL_JOB = { requestedBy: "u_carol", format: "json", readFields: ["id"], rowScope: ACME } as const;
 const jobRuns = (logs: Array<Record<string, unknown>>, id: string) => logs.filter((l) => l.event === "export.job" && l.job_id === id);
 
-test("an instance that starts while another runs a job never runs that job too", async () => {
+/** Instance A, running a job and held on its first page by the lock on invoices (released by releaseInvoices()). */
+async function instanceInTheMiddleOfAJob() {
   const a = await instance();
   const job = await a.store.exportJobs.createScoped(ACME, CAROL_JOB);
   await holdInvoices();
   a.runner.enqueue(job);
   await until("instance A reads its first page", async () => (await waitingOnInvoices()) === 1);
+  return { a, job };
+}
+
+test("an instance that starts while another runs a job never runs that job too", async () => {
+  const { a, job } = await instanceInTheMiddleOfAJob();
 
   // A deploy starts instance B while A is in the middle of the job.
   const b = await instance();
@@ -133,11 +139,7 @@ test("a dead instance's jobs (running under an expired lease, or queued) are run
 });
 
 test("a runner that stalled past its lease writes nothing over the run of the instance that took the job over", async () => {
-  const a = await instance();
-  const job = await a.store.exportJobs.createScoped(ACME, CAROL_JOB);
-  await holdInvoices();
-  a.runner.enqueue(job);
-  await until("A reads its first page", async () => (await waitingOnInvoices()) === 1);
+  const { a, job } = await instanceInTheMiddleOfAJob();
   // A stalls (its page read waits) until its lease is over: moved on the database's clock, not waited for.
   await asOwnerIn("t_acme", "UPDATE export_jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [job.id]);
   const b = await instance({ pollIntervalMs: 20 });
