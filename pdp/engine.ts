@@ -27,6 +27,7 @@ import { createHash } from "node:crypto";
 import type { LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { BINARY_EVAL_EXPORT, BinaryInputWriter, EvaluationClock, loadSizedPolicy, MemoryLimitError, readBundle, RESULT_CODE } from "@portcullis/rego-wasm";
 import { messageOf, PdpError } from "./errors";
+import { ResultSets, resultSetOf, type ResultSet } from "./result-sets";
 import { TrailReader, type RecordedTrail } from "./trail";
 import type { BundleRef, PolicyEvaluator } from "./types";
 
@@ -140,7 +141,7 @@ export class Engine {
     if (resultSet.length > 1) throw new PdpError("policy_error", `${entrypoint}: ${resultSet.length} results where one was expected`);
     const binding = resultSet[0] as { result?: unknown } | null;
     if (binding === null || typeof binding !== "object") return undefined;
-    if (texts && raw?.resultSet !== undefined) texts.result = resultTextOf(raw.resultSet, binding);
+    if (texts && raw?.resultSet !== undefined) texts.result = raw.resultSet.resultText;
     return binding.result;
   }
 
@@ -183,28 +184,13 @@ export interface EvaluationTexts {
   trail?: RecordedTrail;
 }
 
-/** What DirectEval hands back: the input text (or binary input) it wrote and the result set text it read. */
+/** What DirectEval hands back: the input text (or binary input) it wrote and the result set it read (with its texts). */
 interface RawTexts {
   /** Asked for: the binary input instead of the input's text (EvaluationTexts.binaryInput). */
   binaryInput?: boolean;
   input?: string;
   inputBinary?: Uint8Array;
-  resultSet?: string;
-}
-
-const RESULT_SET_PREFIX = '[{"result":';
-const RESULT_SET_SUFFIX = "}]";
-
-/**
- * The value's text inside a one-binding result set `[{"result":<value>}]`
- * (the module's dump has no whitespace), or undefined when the set is
- * shaped any other way (extra bindings: then the text is not cut).
- */
-function resultTextOf(resultSetJson: string, binding: object): string | undefined {
-  const keys = Object.keys(binding);
-  if (keys.length !== 1 || keys[0] !== "result") return undefined;
-  if (!resultSetJson.startsWith(RESULT_SET_PREFIX) || !resultSetJson.endsWith(RESULT_SET_SUFFIX)) return undefined;
-  return resultSetJson.slice(RESULT_SET_PREFIX.length, -RESULT_SET_SUFFIX.length);
+  resultSet?: ResultSet;
 }
 
 /**
@@ -225,67 +211,20 @@ function encodeInput(input: unknown): unknown {
  * whole evaluation. Frozen and shared: Engine.evaluate only reads a result
  * set and hands out its `result`, a boolean here. Any other text is parsed.
  */
-const KNOWN_RESULT_SETS: ReadonlyArray<{ text: string; bytes: Uint8Array; value: unknown }> = [
-  ['[{"result":true}]', [{ result: true }]],
-  ['[{"result":false}]', [{ result: false }]],
-  ["[]", []],
-].map(([text, value]) => ({
-  text: text as string,
-  bytes: utf8.encode(text as string),
-  value: Object.freeze((value as object[]).map((b) => Object.freeze(b))),
+const KNOWN_RESULT_SETS: ReadonlyArray<{ bytes: Uint8Array; set: ResultSet }> = ['[{"result":true}]', '[{"result":false}]', "[]"].map((text) => ({
+  bytes: utf8.encode(text),
+  set: resultSetOf(text, true),
 }));
 
 /** The known result set whose text is bytes[start, end), or undefined. */
-function knownResultSet(bytes: Uint8Array, start: number, end: number): (typeof KNOWN_RESULT_SETS)[number] | undefined {
+function knownResultSet(bytes: Uint8Array, start: number, end: number): ResultSet | undefined {
   const length = end - start;
   next: for (const known of KNOWN_RESULT_SETS) {
     if (known.bytes.length !== length) continue;
     for (let i = 0; i < length; i++) if (bytes[start + i] !== known.bytes[i]) continue next;
-    return known;
+    return known.set;
   }
   return undefined;
-}
-
-/**
- * JSON.parse with a memory of recent texts: the same text gives back the
- * same deep-frozen value. A policy answers the same few results over and
- * over (the decision for a route and role, a mask list), and parsing the
- * decision's ~200 bytes was a sixth of decide(); a text seen before costs a
- * map lookup instead (its hash, and one comparison on a hit). Nothing is
- * remembered but the text's own parse, so a value can never differ from
- * what JSON.parse would give for the bytes the module just wrote; the
- * policy is evaluated every time. Frozen because the same value is handed
- * to every caller (the PDP copies what it keeps; the decision log never
- * edits its draft). Bounded in entries and in text length; the oldest entry
- * makes room (a policy whose results are all distinct just pays the lookup).
- */
-export class ParsedTexts {
-  static readonly MAX_ENTRIES = 512;
-  /** Longer texts are parsed every time: a large result is rarely repeated, and this bounds the memory to ~1 MiB. */
-  static readonly MAX_TEXT_LENGTH = 1024;
-  private readonly values = new Map<string, unknown>();
-
-  parse(text: string): unknown {
-    if (text.length > ParsedTexts.MAX_TEXT_LENGTH) return JSON.parse(text);
-    const seen = this.values.get(text);
-    if (seen !== undefined) return seen;
-    const value = deepFreeze(JSON.parse(text));
-    if (this.values.size >= ParsedTexts.MAX_ENTRIES) this.values.delete(this.values.keys().next().value as string);
-    this.values.set(text, value);
-    return value;
-  }
-
-  get size(): number {
-    return this.values.size;
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 type OpaEval = (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
@@ -429,12 +368,17 @@ class DirectEval {
 
   /** A Buffer over the module's memory, made again only when the memory grew (growing replaces mem.buffer). */
   private bytes: Buffer | null = null;
+  /** The same memory as 32-bit words (for hashing a dump), made with `bytes`. */
+  private words = new Int32Array(0);
 
   /** The module's memory as it is now: every read and write goes through this one view. */
   private memory(): Buffer {
     // Growing the memory (here or inside the module) detaches its old buffer,
     // and a view on a detached buffer has length 0: no mem.buffer read per call.
-    if (this.bytes === null || this.bytes.length === 0) this.bytes = Buffer.from(this.p.mem.buffer);
+    if (this.bytes === null || this.bytes.length === 0) {
+      this.bytes = Buffer.from(this.p.mem.buffer);
+      this.words = new Int32Array(this.p.mem.buffer);
+    }
     return this.bytes;
   }
 
@@ -446,15 +390,10 @@ class DirectEval {
     const bytes = this.memory();
     const start = at >>> 0; // an i32 address read as unsigned
     const end = bytes.indexOf(0, start);
-    const known = knownResultSet(bytes, start, end);
-    if (known !== undefined) {
-      if (texts) texts.resultSet = known.text;
-      return known.value;
-    }
-    // Buffer's native NUL search and UTF-8 slice: half the time of a typed-array view, indexOf and a TextDecoder.
-    const text = bytes.toString("utf8", start, end);
-    if (texts) texts.resultSet = text;
-    return this.results.parse(text);
+    // Buffer's native NUL search; the bytes are decoded and parsed only when not seen lately.
+    const set = knownResultSet(bytes, start, end) ?? this.results.read(bytes, this.words, start, end);
+    if (texts) texts.resultSet = set;
+    return set.value;
   }
 
   /** What portcullis_eval answered: a boolean rule's result set without any text, else the dumped one (its text in `texts` when asked for). */
@@ -462,23 +401,23 @@ class DirectEval {
     let known;
     switch (code) {
       case RESULT_CODE.true:
-        known = KNOWN_RESULT_SETS[0];
+        known = KNOWN_RESULT_SETS[0].set;
         break;
       case RESULT_CODE.false:
-        known = KNOWN_RESULT_SETS[1];
+        known = KNOWN_RESULT_SETS[1].set;
         break;
       case RESULT_CODE.empty:
-        known = KNOWN_RESULT_SETS[2];
+        known = KNOWN_RESULT_SETS[2].set;
         break;
       default:
         return this.readResultSet(code, texts);
     }
-    if (texts) texts.resultSet = known.text;
+    if (texts) texts.resultSet = known;
     return known.value;
   }
 
-  /** The values of the result sets this module dumped lately, by their text. */
-  private readonly results = new ParsedTexts();
+  /** The result sets this module dumped lately, by their bytes. */
+  private readonly results = new ResultSets();
 
   private reserve(end: number): void {
     const missing = end - this.memory().length;
