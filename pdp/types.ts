@@ -38,8 +38,9 @@ export interface Decision {
   /** HTTP status the API answers with when denied (401, 403, 404, ...); 200 when allowed. */
   status: number;
   reason: string;
-  scope: DecisionScope;
-  fields: { read: string[]; write: string[] };
+  /** Read-only: a validated decision may be shared, frozen, by every call that got the same result (pdp/validate.ts). */
+  scope: Readonly<DecisionScope>;
+  fields: { readonly read: readonly string[]; readonly write: readonly string[] };
 }
 
 /** A decision as the API receives it: with its identity on the record. */

@@ -61,4 +61,60 @@ describe("validateDecision", () => {
   ])("refuses %s", (_name, value, message) => {
     expect(refusal(value)).toContain(message);
   });
+
+  describe("a result the engine shares (deep-frozen)", () => {
+    const frozen = <T>(value: T): T => {
+      if (typeof value === "object" && value !== null) {
+        for (const v of Object.values(value)) frozen(v);
+        Object.freeze(value);
+      }
+      return value;
+    };
+
+    test("is checked once: the same frozen decision comes back, and it cannot be edited", () => {
+      const value = frozen(allow());
+      const d = validateDecision(value, tenantActor);
+      expect(d).toEqual(value);
+      expect(validateDecision(value, tenantActor)).toBe(d);
+      expect(Object.isFrozen(d) && Object.isFrozen(d.scope) && Object.isFrozen(d.fields) && Object.isFrozen(d.fields.read)).toBe(true);
+      expect(() => (d.fields.read as string[]).push("secret")).toThrow(TypeError);
+    });
+
+    test("the tenant-bound actor's rule still runs on every call", () => {
+      const unscoped = frozen({ ...allow(), scope: { owner_id: "u_alice" } });
+      expect(validateDecision(unscoped, anonymous).allow).toBe(true);
+      expect(refusal(unscoped, tenantActor)).toContain("scope.tenant_id");
+      expect(validateDecision(unscoped, anonymous).allow).toBe(true);
+    });
+
+    test("a refused one is refused every time", () => {
+      const value = frozen({ ...allow(), status: 201 });
+      expect(refusal(value)).toContain("status 200");
+      expect(refusal(value)).toContain("status 200");
+    });
+
+    test("a frozen value read through a getter is checked on every call", () => {
+      let allowed = true;
+      const value = Object.freeze({
+        get allow() {
+          return allowed;
+        },
+        status: 200,
+        reason: "ok",
+        scope: Object.freeze({ tenant_id: "t_acme" }),
+        fields: Object.freeze({ read: Object.freeze(["id"]), write: Object.freeze([]) }),
+      });
+      expect(validateDecision(value, tenantActor).allow).toBe(true);
+      allowed = false;
+      expect(refusal(value)).toContain("4xx or 5xx");
+    });
+
+    test("a value frozen only in part is checked and copied on every call", () => {
+      const value = Object.freeze(allow());
+      const d = validateDecision(value, tenantActor);
+      value.fields.read.push("secret");
+      expect(d.fields.read).toEqual(["id"]);
+      expect(validateDecision(value, tenantActor).fields.read).toEqual(["id", "secret"]);
+    });
+  });
 });
