@@ -56,13 +56,15 @@ export function planTerm(ctx: Ctx, t: Term, k: K): void {
         for (const l of ls) fb.emit({ type: "SetAdd", set: s, value: l });
         k(s);
       });
-    case "object":
+    case "object": {
+      const order = insertOrder(t.items);
       return planTerms(ctx, t.items.flat(), (ls) => {
         const o = fb.newLocal();
         fb.emit({ type: "MakeObject", target: o });
-        for (let i = 0; i < ls.length; i += 2) fb.emit({ type: "ObjectInsert", object: o, key: ls[i]!, value: ls[i + 1]! });
+        for (const i of order) fb.emit({ type: "ObjectInsert", object: o, key: ls[2 * i]!, value: ls[2 * i + 1]! });
         k(o);
       });
+    }
     case "arraycompr": {
       const a = fb.newLocal();
       fb.emit({ type: "MakeArray", capacity: 0, target: a });
@@ -104,6 +106,23 @@ export function planTerm(ctx: Ctx, t: Term, k: K): void {
     case "call":
       return planCallValue(ctx, t, k);
   }
+}
+
+/**
+ * The order to insert an object literal's pairs in, once every value is
+ * computed (values are still computed in source order): by key when the keys
+ * are distinct string constants, so the runtime appends each pair after the
+ * last one (ObjV#set's in-order case) instead of searching for its place;
+ * the source order otherwise (a repeated key: the last one wins). The
+ * resulting object is the same either way: only the cost changes.
+ */
+function insertOrder(items: Array<[Term, Term]>): number[] {
+  const order = items.map((_, i) => i);
+  const keys = items.map(([key]) => (key.type === "string" ? key.value : undefined));
+  if (keys.some((key) => key === undefined) || new Set(keys).size !== keys.length) return order;
+  // Rego orders strings by their UTF-8 bytes.
+  const bytes = keys.map((key) => Buffer.from(key!, "utf8"));
+  return order.sort((a, b) => Buffer.compare(bytes[a]!, bytes[b]!));
 }
 
 /**

@@ -10,7 +10,7 @@
 import {
   Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
-  appendValue, valueArrayWithCapacity, setFromItems, sortItemsInPlace, objectFromPairsOnce,
+  appendValue, valueArrayWithCapacity, setFromItems, sortItemsInPlace, objectFromPairsOnce, findString,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
@@ -144,8 +144,12 @@ export function rt_dot(source: usize, key: usize): usize {
       if (!(f >= 0) || f != Math.floor(f) || f >= <f64>items.length) return 0;
       return addr(unchecked(items[<i32>f]));
     }
-    case T_OBJECT:
-      return addr(asObj(s).get(k));
+    case T_OBJECT: {
+      // ObjV#get, one call shallower for the common string key (rt_dot is the plan's most frequent operation).
+      const o = asObj(s);
+      const i = k.kind == T_STRING ? findString(o.keys, k) : o.find(k);
+      return i >= 0 ? addr(unchecked(o.vals[i])) : 0;
+    }
     case T_SET: {
       const set = asSet(s);
       const i = set.find(k);
@@ -162,30 +166,44 @@ export function rt_len(v: usize): usize {
 
 export function rt_scan_len(v: usize): i32 {
   if (v == 0) return -1;
-  const kind = val(v).kind;
-  return kind == T_STRING ? -1 : length(v);
-}
-
-export function rt_scan_key(v: usize, i: i32): usize {
-  if (i < 0 || i >= rt_scan_len(v)) return 0;
   const s = val(v);
   switch (s.kind) {
-    case T_ARRAY: return addr(new NumV(<f64>i));
-    case T_OBJECT: return addr(unchecked(asObj(s).keys[i]));
-    case T_SET: return addr(unchecked(asSet(s).items[i]));
+    case T_ARRAY: return asArr(s).items.length;
+    case T_OBJECT: return asObj(s).keys.length;
+    case T_SET: return asSet(s).items.length;
+  }
+  return -1;
+}
+
+// rt_scan_key and rt_scan_value run once per element of every Scan: the
+// bounds check is inlined per kind rather than a call to rt_scan_len.
+
+export function rt_scan_key(v: usize, i: i32): usize {
+  if (v == 0) return 0;
+  const s = val(v);
+  switch (s.kind) {
+    case T_ARRAY: return <u32>i < <u32>asArr(s).items.length ? addr(new NumV(<f64>i)) : 0;
+    case T_OBJECT: return itemAt(asObj(s).keys, i);
+    case T_SET: return itemAt(asSet(s).items, i);
   }
   return 0;
 }
 
 export function rt_scan_value(v: usize, i: i32): usize {
-  if (i < 0 || i >= rt_scan_len(v)) return 0;
+  if (v == 0) return 0;
   const s = val(v);
   switch (s.kind) {
-    case T_ARRAY: return addr(unchecked(asArr(s).items[i]));
-    case T_OBJECT: return addr(unchecked(asObj(s).vals[i]));
-    case T_SET: return addr(unchecked(asSet(s).items[i]));
+    case T_ARRAY: return itemAt(asArr(s).items, i);
+    case T_OBJECT: return itemAt(asObj(s).vals, i);
+    case T_SET: return itemAt(asSet(s).items, i);
   }
   return 0;
+}
+
+/** items[i], or 0 when i is out of range. */
+// @ts-ignore: decorator
+@inline function itemAt(items: Array<Value>, i: i32): usize {
+  return <u32>i < <u32>items.length ? addr(unchecked(items[i])) : 0;
 }
 
 export function rt_equal(a: usize, b: usize): i32 {

@@ -143,10 +143,9 @@ const SMALL_BLOCK: usize = 128;
     store<u64>(p, 0);
     p += 8;
   }
-  while (p < end) {
-    store<u8>(p, 0);
-    p++;
-  }
+  // Block payloads are 12 bytes past a multiple of 16 (computeSize), and
+  // what is zeroed starts at a multiple of 4 into one: the rest is 0 or 4 bytes.
+  if (p < end) store<u32>(p, 0);
 }
 
 // @ts-ignore: decorator
@@ -203,12 +202,23 @@ function __reset(): void {
 @unsafe @global
 function __new(size: usize, id: u32): usize {
   const obj = __rt_new_uninit(size, id);
+  // The runtime's values (value.ts), most of what an evaluation allocates,
+  // are written whole by their constructors: no zeroing for them.
+  if (id < 64 && ((__rt_filled_by_constructor >> id) & 1) != 0) return obj;
   // AssemblyScript's library treats a custom runtime like its GC runtime and
   // expects fresh objects to be zeroed; after a heap rewind this memory holds
   // the previous evaluation's bytes, so zero it here.
   zero(obj, changetype<BLOCK>(obj - OBJECT_OVERHEAD - BLOCK_OVERHEAD).mmInfo - OBJECT_OVERHEAD);
   return obj;
 }
+
+/**
+ * Class ids (bits) whose constructors assign every field: value.ts sets it
+ * to its value classes (whose fields are all constructor parameters) before
+ * it builds any value; this module cannot import them.
+ */
+// @ts-ignore: decorator
+@global let __rt_filled_by_constructor: u64 = 0;
 
 /**
  * __new without the zeroing, for objects the caller fills completely right

@@ -95,6 +95,14 @@ export class ObjV extends Value {
 
   /** Sets key to value, replacing an existing entry. */
   set(key: Value, value: Value): void {
+    // Keys given in order (object literals, whose constant keys the planner
+    // sorts; objects built from a scan of another): one compare, no search.
+    const n = this.keys.length;
+    if (n == 0 || compareKeys(unchecked(this.keys[n - 1]), key) < 0) {
+      appendValue(this.keys, key);
+      appendValue(this.vals, value);
+      return;
+    }
     const i = this.find(key);
     if (i >= 0) {
       unchecked((this.vals[i] = value));
@@ -147,6 +155,12 @@ export class SetV extends Value {
   }
 
   add(v: Value): void {
+    // Elements given in order (a scan of a sorted collection): one compare, no search.
+    const n = this.items.length;
+    if (n == 0 || compareKeys(unchecked(this.items[n - 1]), v) < 0) {
+      appendValue(this.items, v);
+      return;
+    }
     const i = this.find(v);
     if (i >= 0) return;
     insertAt(this.items, -i - 1, v);
@@ -155,6 +169,17 @@ export class SetV extends Value {
   get size(): i32 {
     return this.items.length;
   }
+}
+
+// No zeroing of a new value by the allocator (rt.ts __new): an
+// AssemblyScript constructor stores every field of its class (a parameter,
+// an initializer or the type's zero), and these classes have no other
+// memory (test/runtime/ops.test.ts builds values over a heap of garbage).
+__rt_filled_by_constructor = idBit(idof<NumV>()) | idBit(idof<StrV>()) | idBit(idof<ArrV>()) | idBit(idof<ObjV>()) | idBit(idof<SetV>());
+
+/** The bit of a class id in __rt_filled_by_constructor; none past 63 (that class is zeroed as before). */
+function idBit(id: u32): u64 {
+  return id < 64 ? <u64>1 << id : 0;
 }
 
 /** Collections up to this size are first scanned for the key's own address (findString). */
@@ -173,7 +198,7 @@ const ADDRESS_SCAN: i32 = 8;
  * strings on the way of a binary search. Equal addresses are equal values,
  * so a hit is exact; a miss falls through to the search.
  */
-function findString(sorted: Array<Value>, keyValue: Value): i32 {
+export function findString(sorted: Array<Value>, keyValue: Value): i32 {
   const n = sorted.length;
   if (n <= ADDRESS_SCAN) {
     const data = sorted.dataStart;
@@ -208,7 +233,7 @@ function findString(sorted: Array<Value>, keyValue: Value): i32 {
  */
 export function arrayOfSlots<T>(capacity: i32, length: i32): usize {
   const buffer = __rt_new_uninit(<usize>capacity << alignof<T>(), idof<ArrayBuffer>());
-  const array = __new(offsetof<Array<T>>(), idof<Array<T>>());
+  const array = __rt_new_uninit(offsetof<Array<T>>(), idof<Array<T>>()); // its four fields are written below
   store<usize>(array, buffer, offsetof<ArrayBufferView>("buffer"));
   store<usize>(array, buffer, offsetof<ArrayBufferView>("dataStart"));
   store<i32>(array, capacity << alignof<T>(), offsetof<ArrayBufferView>("byteLength"));

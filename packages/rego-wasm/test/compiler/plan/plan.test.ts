@@ -150,3 +150,26 @@ test("a literal whose elements are all constants is one MakeConstant; one with a
   expect(made(v).map((x) => x.type)).toEqual(["MakeConstant", "MakeObject"]);
   expect(printPolicy(p)).toContain('= constant {"status": 403, "reasons": ["x", number "1.5e3"], "tags": {"a", "b"}, "none": {}}');
 });
+
+test("an object literal with distinct constant string keys inserts them in key order, after computing its values in source order", () => {
+  const p = policyOf(['package a\np := {"zeta": input.z, "alpha": input.a, "ä": 1, "b": input.b}'], [{ name: "a/p" }]);
+  const s = stmts(p.funcs[0]!.blocks);
+  const keyOf = new Map<number, string>();
+  for (const x of s) if (x.type === "MakeString") keyOf.set(x.target, p.strings[x.index]!);
+  const inserted = s.filter((x) => x.type === "ObjectInsert").map((x) => keyOf.get((x as { key: number }).key));
+  expect(inserted).toEqual(["alpha", "b", "zeta", "ä"]); // UTF-8 byte order: "ä" (0xC3 0xA4) after ASCII
+  const dots = s.filter((x) => x.type === "Dot").map((x) => keyOf.get((x as { key: number }).key));
+  expect(dots).toEqual(["z", "a", "b"]);
+});
+
+test("an object literal with a repeated or a non-constant key inserts in source order (the last repeated key wins)", () => {
+  const insertedKeys = (source: string) => {
+    const p = policyOf([source], [{ name: "a/p" }]);
+    const s = stmts(p.funcs[0]!.blocks);
+    const keyOf = new Map<number, string>();
+    for (const x of s) if (x.type === "MakeString") keyOf.set(x.target, p.strings[x.index]!);
+    return s.filter((x) => x.type === "ObjectInsert").map((x) => keyOf.get((x as { key: number }).key) ?? "?");
+  };
+  expect(insertedKeys('package a\np := {"b": input.x, input.k: 1, "a": 2}')).toEqual(["b", "?", "a"]);
+  expect(insertedKeys('package a\np := {"b": input.x, "a": input.y, 1: 2}')).toEqual(["b", "a", "?"]);
+});
