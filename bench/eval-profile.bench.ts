@@ -31,6 +31,9 @@
  *   (cd /tmp/base && make build)
  *   node dist/bench/eval-profile.bench.js --baseline /tmp/base
  *
+ * (and the binary input alone: the writer, and the module's decode of its
+ * bytes, when the baseline has both).
+ *
  * Every figure is the median over rounds of the per-call mean in µs. With
  * `--cpu-loop N` it afterwards just runs decision + drop + mask evaluate()
  * calls for N seconds, for `node --cpu-prof` (names of the policy's Wasm
@@ -299,6 +302,29 @@ function parseRunner(policy: LoadedPolicy, input: unknown): { run: () => void; h
   };
 }
 
+/**
+ * The binary input of `input` on a policy linked with the runtime's exports
+ * kept: `write` writes it at the data heap top with `Writer` (that
+ * revision's), `decode` rewinds the heap to just above it and decodes it
+ * again with rt_input_decode.
+ */
+function inputRunner(policy: LoadedPolicy, Writer: typeof BinaryInputWriter, input: unknown): { write: () => void; decode: () => void; bytes: number } {
+  const sdk = policy as unknown as SdkInternals;
+  const ex = sdk.wasmInstance.exports as unknown as Exports;
+  const writer = new Writer(sdk.mem);
+  const at = (sdk.dataHeapPtr + 3) & ~3;
+  const bytes = writer.write(input, at);
+  if (bytes < 0) throw new Error("the binary writer declined the input");
+  return {
+    write: () => writer.write(input, at),
+    decode: () => {
+      ex.opa_heap_ptr_set(at + bytes);
+      ex.rt_input_decode(at, bytes);
+    },
+    bytes,
+  };
+}
+
 async function load(wasm: Uint8Array, data: unknown, clock: EvaluationClock): Promise<LoadedPolicy> {
   const policy = await loadPolicy(wasm, undefined, clock.builtins());
   policy.setData(data as object);
@@ -331,7 +357,7 @@ async function main(): Promise<void> {
   const peers = await load(link(compile([{ file: "peers.rego", source: PEERS_REGO }], { entrypoints: ["peers/allow"] }).policy, runtime, keep), {}, clock);
 
   const baselineArg = process.argv.indexOf("--baseline");
-  let baseline: { real: LoadedPolicy; trivial: LoadedPolicy; peers: LoadedPolicy; Writer?: typeof BinaryInputWriter } | undefined;
+  let baseline: { real: LoadedPolicy; trivial: LoadedPolicy; peers: LoadedPolicy; Writer?: typeof BinaryInputWriter; realKept?: LoadedPolicy } | undefined;
   if (baselineArg >= 0) {
     // That revision's compiler and runtime, on today's rego/: in packages/rego-wasm since the toolchain became
     // a workspace package, in dist/pdp/compiler and build/ before (the revisions one compares against).
@@ -341,6 +367,7 @@ async function main(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS from a path known only at run time
     const old = require(moved ? path.join(pkg, "dist") : path.join(dir, "dist/pdp/compiler")) as {
       compile: typeof compile;
+      link?: typeof link;
       BinaryInputWriter?: typeof BinaryInputWriter;
     };
     const oldRuntime = fs.readFileSync(path.join(moved ? pkg : dir, "build/runtime.wasm"));
@@ -349,6 +376,9 @@ async function main(): Promise<void> {
       trivial: await load(old.compile([{ file: "t.rego", source: trivialSource }], { entrypoints: ["t/allow"], runtimeWasm: oldRuntime }).wasm, {}, clock),
       peers: await load(old.compile([{ file: "peers.rego", source: PEERS_REGO }], { entrypoints: ["peers/allow"], runtimeWasm: oldRuntime }).wasm, {}, clock),
       Writer: old.BinaryInputWriter,
+      // The decision policy with the runtime's exports kept (rt_input_decode), when that revision has both.
+      realKept:
+        old.link && old.BinaryInputWriter ? await load(old.link(old.compile(sources, { entrypoints }).policy, oldRuntime, keep), data, clock) : undefined,
     };
   }
 
@@ -428,6 +458,19 @@ async function main(): Promise<void> {
       console.log(
         `${name.padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)  heap bytes per plan ${was.heapBytes} -> ${is.heapBytes}`,
       );
+    }
+    // The binary input alone: the host's writer (JS) and the module's decoder (Wasm), each timed apart,
+    // so that a change to either is not lost in the plan's noise.
+    if (baseline.realKept && baseline.Writer) {
+      console.log(
+        `\nbinary input alone µs (the decision input: BinaryInputWriter.write; rt_input_decode, heap rewound), baseline vs this tree, interleaved rounds:`,
+      );
+      const [was, is] = [inputRunner(baseline.realKept, baseline.Writer, DECISION_INPUT), inputRunner(real, BinaryInputWriter, DECISION_INPUT)];
+      if (was.bytes !== is.bytes) console.log(`note: the encodings differ: baseline ${was.bytes} bytes, this tree ${is.bytes}`);
+      for (const piece of ["write", "decode"] as const) {
+        const [b, a] = timePair(was[piece], is[piece]);
+        console.log(`${piece.padEnd(16)}${b.toFixed(3).padStart(10)} -> ${a.toFixed(3).padStart(8)}  (${(b / a).toFixed(2)}x)`);
+      }
     }
     // The input's parse alone, the part a change to the runtime's JSON parser moves.
     console.log(`\nparse alone µs (opa_value_parse of the input's JSON text, heap rewound each call), baseline vs this tree, interleaved rounds:`);

@@ -18,7 +18,8 @@
  * not: an object with a toJSON method (Date...), any object whose prototype
  * is not Object.prototype or null (class instances, boxed primitives, Map),
  * arrays with another prototype, BigInt, a top-level undefined, nesting
- * past the parser's limit (cycles end there too), a getter that throws.
+ * past the parser's limit (cycles end there too), a getter that throws,
+ * an Object.prototype with enumerable properties (polluted).
  * The caller then uses the JSON path, which gives those inputs their
  * JSON.stringify meaning (or its error). A getter may therefore run twice;
  * decision inputs are plain data.
@@ -45,6 +46,9 @@ const MAX_DEPTH = 2000;
 const MAX_COUNT = 0x1fffffff;
 /** Strings longer than this are written by Buffer#write (one native call) rather than unit by unit. */
 const SHORT_STRING = 32;
+
+/** Called with `.call` inside for-in, which V8 reduces to a check of the object's map. */
+const hasOwnProperty = Object.prototype.hasOwnProperty;
 
 /** Thrown inside the writer when the input needs the JSON path; never leaves it. */
 const GIVE_UP = new Error("binary input encoding: use JSON");
@@ -144,19 +148,28 @@ export class BinaryInputWriter {
       return;
     }
     if (proto !== Object.prototype && proto !== null) throw GIVE_UP;
-    const keys = Object.keys(v);
-    if (keys.length > MAX_COUNT) throw GIVE_UP;
     this.room(4);
     const at = this.pos;
     this.pos += 4;
     let n = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
+    // for-in, not Object.keys: no keys array per object, and V8 reads each
+    // value through the object's enum cache rather than a lookup by name
+    // (the writer 1.12-1.18x faster on the API's input). It visits what
+    // JSON.stringify does: the own enumerable string keys in Object.keys's
+    // order (integer keys ascending, then creation order), taken when the
+    // loop starts (a key a getter adds is not visited; one it deletes is
+    // skipped, where JSON.stringify reads undefined and leaves it out). Then
+    // the prototype's enumerable keys: Object.prototype has none unless
+    // something polluted it, and then the input goes to the JSON path, as it
+    // does when a getter deleted an own key the prototype also has.
+    for (const key in v) {
+      if (!hasOwnProperty.call(v, key)) throw GIVE_UP;
       const start = this.pos;
       this.string(key);
       if (this.value((v as Record<string, unknown>)[key], depth + 1)) n++;
       else this.pos = start; // a member JSON.stringify leaves out
     }
+    if (n > MAX_COUNT) throw GIVE_UP;
     this.u32[at >> 2] = n * 8 + TAG_OBJECT;
   }
 

@@ -199,24 +199,57 @@ describe("binary input: the same value as JSON", () => {
     expectSame({ b: 1, a: 2, ab: 3, "a\u0000": 4, é: 5, "😀": 6, "\uffff": 7 }); // order by UTF-8 bytes
   });
 
-  test("what Object.prototype enumerates (pollution) is not the input's, as JSON.stringify does not read it", () => {
+  test("what Object.prototype enumerates (pollution) is not the input's: the writer leaves such inputs to JSON, which does not read it", () => {
     const proto = Object.prototype as Record<string, unknown>;
     proto.user = "admin";
     try {
-      expectSame({ tenant: "t_acme" });
-      expect(viaBinary(ids.echo, { tenant: "t_acme" })).toBe('[{"result":{"tenant":"t_acme"}}]');
+      expect(writer.write({ tenant: "t_acme" }, align4(sdk.dataHeapPtr))).toBe(-1);
+      expect(viaJson(ids.echo, { tenant: "t_acme" })).toBe('[{"result":{"tenant":"t_acme"}}]');
+      // Null-prototype objects inherit nothing: still written.
+      const bare = Object.assign(Object.create(null) as object, { tenant: "t_acme" });
+      expect(viaBinary(ids.echo, bare)).toBe('[{"result":{"tenant":"t_acme"}}]');
     } finally {
       delete proto.user;
     }
+    expectSame({ tenant: "t_acme" });
   });
 
-  test("getters are read as JSON.stringify reads them", () => {
+  test("getters are read as JSON.stringify reads them, also when they change the object being written", () => {
     expectSame({
       get user() {
         return "admin";
       },
       tenant: "t_acme",
     });
+    // JSON.stringify takes an object's keys before its values: a key an earlier getter deletes is left out, one it
+    // adds is not read, one it makes non-enumerable is still read; a getter of a member changes its parent the same way.
+    // Each path gets a fresh object: the getters change it.
+    const changing = (): Record<string, unknown> => {
+      const o: Record<string, unknown> = {
+        get user(): string {
+          delete o.tenant;
+          o.extra = "x";
+          Object.defineProperty(o, "roles", { enumerable: false });
+          o.level = 2;
+          return "admin";
+        },
+        tenant: "t_acme",
+        roles: ["a"],
+        level: 1,
+        nested: {
+          get x() {
+            delete o.last;
+            o.more = 1;
+            return 0;
+          },
+        },
+        last: true,
+      };
+      return o;
+    };
+    for (const ep of [ids.echo, ids.allow, ids.probe]) expect(viaBinary(ep, changing())).toBe(viaJson(ep, changing()));
+    expect(binaryInputJson(bytesOf(changing())!)).toBe(JSON.stringify(changing()));
+    expect(viaBinary(ids.echo, changing())).toBe('[{"result":{"level":2,"nested":{"x":0},"roles":["a"],"user":"admin"}}]');
   });
 
   test("nesting up to the parser's limit; the writer leaves deeper inputs to the JSON path, which refuses them", () => {
