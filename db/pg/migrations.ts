@@ -15,7 +15,8 @@
  * Version 5 adds what SQLite cannot: privileges for the service role and
  * row-level security on every tenant table (the "second wall" of issue 23).
  * Version 8 is the decision log's store (pdp/log/store/sqlite-store.ts's tables), append-only;
- * versions 9 and 10 mirror SQLite's 7 and 8 (export job leases and attempts).
+ * versions 9 and 10 mirror SQLite's 7 and 8 (export job leases and attempts); version 11 adds the
+ * decision log's index of failed outcomes (sqlite-store.ts creates the same on the SQLite store).
  *
  * Roles (created by whoever provisions the database; scripts/services/postgres.sh does it here):
  *   - the migrator: owns the tables; must be a member of `portcullis_lookup`, never of `portcullis_app`
@@ -383,6 +384,18 @@ GRANT EXECUTE ON FUNCTION portcullis_export_claimable_tenants() TO ${APP_ROLE};
     sql: `
 ALTER TABLE export_jobs ADD COLUMN attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0);
 GRANT UPDATE (attempts) ON export_jobs TO ${APP_ROLE};
+`,
+  },
+  {
+    version: 11,
+    name: "decision log: failed outcomes index",
+    // As pdp/log/store/sqlite-store.ts's outcomes_failed: the requests that ended in an error, which
+    // `portcullis decisions --denied` reads through it (with decisions_denied) when they are rare,
+    // instead of walking the log by time (pdp/log/store/query.ts). Partial: the bulk of outcomes
+    // (successes) only has its status compared. Built in the migration's transaction, which holds
+    // outcomes' inserts (the log sinks retry them) while it reads the table once.
+    sql: `
+CREATE INDEX IF NOT EXISTS outcomes_failed ON outcomes (timestamp) WHERE status >= 400;
 `,
   },
 ];

@@ -13,11 +13,12 @@
  * - an outcome without a decision: the drop policy dropped the event (an
  *   allowed anonymous health check), or it was lost.
  *
- * Decisions are read first through their indexes; outcomes without a
- * decision are then read only as far back as the oldest decision shown.
+ * Decisions are read first through their indexes (by windows of time, or
+ * through the index of a rare filter: matchingDecisions); outcomes without
+ * a decision are then read only as far back as the oldest decision shown.
  */
 import type Database from "better-sqlite3";
-import type pg from "pg";
+import pg from "pg";
 import { DecisionLogError } from "../core/errors";
 import { timestampOf } from "../core/event";
 import type { LogEvent } from "../core/mask";
@@ -91,13 +92,35 @@ interface Condition {
 }
 
 /**
- * The two statements of a query, in ONE text for both stores: named
+ * A set of rows one index reads, as `FROM <table> <alias> WHERE <where>`:
+ * with the other sets of its filter, it holds every decision that filter
+ * can match (the outcomes' sets through their decision ids). Sets over
+ * decisions are bounded by `@before`.
+ */
+interface IndexedSet {
+  table: "decisions" | "outcomes";
+  where: string;
+}
+
+/**
+ * The statements of a query, in ONE text for both stores: named
  * parameters (`@id`), which SQLite binds as they are and PostgreSQL gets
- * numbered (positional). `alone(cutoff)` reads the outcomes without a
- * decision, as far back as the oldest decision the first one returned.
+ * numbered (positional).
  */
 interface QueryPlan {
-  decided: string;
+  /** The matching decisions with their outcomes, newest first, at most `@limit`; within `@from` (inclusive) and `@before` (exclusive) when asked. */
+  decided(bounds: { from: boolean; before: boolean }): string;
+  /**
+   * For each filter an index serves, the sets its matches lie in (a match
+   * of the whole query is in every filter's union). Empty: no filter is
+   * selective enough to read through an index, the decisions are read by time.
+   */
+  indexed: IndexedSet[][];
+  /** The matching decisions before `@before`, read through one filter's sets: newest first, at most `@limit`. */
+  gathered(sets: IndexedSet[]): string;
+  /** How many rows the sets hold (an upper bound of their decisions), counting at most `@cap`. */
+  counted(sets: IndexedSet[]): string;
+  /** The outcomes without a decision, as far back as `@cutoff` when asked (the oldest decision the first statement returned). */
   alone(cutoff: boolean): string;
   params: Record<string, unknown>;
   limit: number;
@@ -105,6 +128,7 @@ interface QueryPlan {
 
 function plan(query: DecisionQuery, outcomes: string): QueryPlan {
   const conditions: Condition[] = [];
+  const indexed: IndexedSet[][] = [];
   const params: Record<string, unknown> = {};
   const both = (sql: string, outcomeSql = sql): void => void conditions.push({ withDecision: sql, outcomeOnly: outcomeSql });
   if (query.id !== undefined) {
@@ -115,7 +139,14 @@ function plan(query: DecisionQuery, outcomes: string): QueryPlan {
     both("d.actor_id = @actor", "o.actor_id = @actor");
     params.actor = query.actor;
   }
-  if (query.denied) both("(d.allowed = 0 OR o.status >= 400)", "o.status >= 400");
+  if (query.denied) {
+    both("(d.allowed = 0 OR o.status >= 400)", "o.status >= 400");
+    // The OR spans the join, so no index serves the condition as written; these two do (decisions_denied, outcomes_failed).
+    indexed.push([
+      { table: "decisions", where: "d.allowed = 0 AND d.timestamp < @before" },
+      { table: "outcomes", where: "o.status >= 400" },
+    ]);
+  }
   if (query.since !== undefined) {
     both("d.timestamp >= @since", "o.timestamp >= @since");
     params.since = query.since;
@@ -125,10 +156,19 @@ function plan(query: DecisionQuery, outcomes: string): QueryPlan {
       .replace(/^data[./]/, "")
       .replace(/^\/+|\/+$/g, "")
       .replace(/\./g, "/");
-    both("(d.path = @dpath OR d.path LIKE @below ESCAPE '\\' OR o.http_path = @path OR o.route_id = @path)", "(o.http_path = @path OR o.route_id = @path)");
+    // The paths below `a/b` are those from `a/b/` up to, not including, `a/b0` ('0' follows '/' in byte order, the
+    // columns' collation on both stores): an index range, and case-sensitive as Rego's paths are (SQLite's LIKE is not).
+    const decisionPathMatch = "(d.path = @dpath OR (d.path >= @below AND d.path < @beyond))";
+    both(`(${decisionPathMatch.slice(1, -1)} OR o.http_path = @path OR o.route_id = @path)`, "(o.http_path = @path OR o.route_id = @path)");
+    indexed.push([
+      { table: "decisions", where: `${decisionPathMatch} AND d.timestamp < @before` },
+      { table: "outcomes", where: "o.http_path = @path" },
+      { table: "outcomes", where: "o.route_id = @path" },
+    ]);
     params.path = query.path;
     params.dpath = decisionPath;
-    params.below = decisionPath.replace(/[\\%_]/g, (c) => "\\" + c) + "/%";
+    params.below = `${decisionPath}/`;
+    params.beyond = `${decisionPath}0`;
   }
   if (query.testRun !== undefined) {
     both("o.test_run = @run");
@@ -144,13 +184,27 @@ function plan(query: DecisionQuery, outcomes: string): QueryPlan {
     const all = [...conditions.map((c) => c[side]), ...extra];
     return all.length > 0 ? ` WHERE ${all.join(" AND ")}` : "";
   };
+  const decisionColumns = "d.decision_id, d.timestamp, d.path, d.actor_id, d.allowed, d.status, d.reason, d.revision, d.event, " + outcomeColumns;
+  const newestFirst = " ORDER BY d.timestamp DESC, d.seq DESC LIMIT @limit";
+  const selectFrom = (set: IndexedSet, what: (alias: string) => string) => {
+    const alias = set.table === "decisions" ? "d" : "o";
+    return `SELECT ${what(alias)} FROM ${set.table === "decisions" ? "decisions" : outcomes} ${alias} WHERE ${set.where}`;
+  };
   return {
-    decided:
-      "SELECT d.decision_id, d.timestamp, d.path, d.actor_id, d.allowed, d.status, d.reason, d.revision, d.event, " +
-      outcomeColumns +
-      ` FROM decisions d LEFT JOIN ${outcomes} o ON o.decision_id = d.decision_id` +
-      where("withDecision") +
-      " ORDER BY d.timestamp DESC, d.seq DESC LIMIT @limit",
+    decided: ({ from, before }) =>
+      `SELECT ${decisionColumns} FROM decisions d LEFT JOIN ${outcomes} o ON o.decision_id = d.decision_id` +
+      where("withDecision", [...(from ? ["d.timestamp >= @from"] : []), ...(before ? ["d.timestamp < @before"] : [])]) +
+      newestFirst,
+    // With an id, one decision at most: its unique index serves whatever else the query asks.
+    indexed: query.id === undefined ? indexed : [],
+    // CROSS JOIN: SQLite then reads the sets first and each decision by its id (it keeps that join order); PostgreSQL plans it
+    // freely. DISTINCT over UNION ALL, not UNION: SQLite merges a UNION in id order, which it read from the whole id index.
+    gathered: (sets) =>
+      `SELECT ${decisionColumns} FROM (SELECT DISTINCT decision_id FROM (${sets.map((set) => selectFrom(set, (a) => `${a}.decision_id AS decision_id`)).join(" UNION ALL ")}) u) s` +
+      ` CROSS JOIN decisions d LEFT JOIN ${outcomes} o ON o.decision_id = d.decision_id` +
+      where("withDecision", ["d.decision_id = s.decision_id", "d.timestamp < @before"]) +
+      newestFirst,
+    counted: (sets) => `SELECT count(*) AS n FROM (${sets.map((set) => selectFrom(set, () => "1 AS one")).join(" UNION ALL ")} LIMIT @cap) c`,
     alone: (cutoff) =>
       "SELECT o.decision_id, o.timestamp, NULL AS path, NULL AS actor_id, NULL AS allowed, NULL AS status, NULL AS reason, NULL AS revision, NULL AS event, " +
       outcomeColumns +
@@ -162,9 +216,82 @@ function plan(query: DecisionQuery, outcomes: string): QueryPlan {
   };
 }
 
-/** The decisions shown, and the cutoff for the outcomes alone (none unless the decisions filled the limit). */
-function cutoffOf(decided: Row[], limit: number): string | undefined {
-  return decided.length === limit ? decided[decided.length - 1].timestamp : undefined;
+/** Decisions the first read by time covers, at least (twice the limit when larger). */
+export const FIRST_WINDOW = 1024;
+/** Each further window is this many times the one before. */
+const WINDOW_GROWTH = 4;
+
+/** A statement to run and its named parameters (more than it uses: each store binds the ones its text names). */
+export interface Statement {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+export interface QueryTuning {
+  /** Decisions the first window covers (FIRST_WINDOW): tests make it small, to cross windows on a small log. */
+  firstWindow?: number;
+  /** Sees every statement run, in order (a plan check EXPLAINs them). */
+  trace?: (statement: Statement) => void;
+}
+
+type Rows = Array<Record<string, unknown>>;
+
+/**
+ * A query, as the statements it runs: yields each, is sent its rows. The
+ * same steps on both stores (SQLite runs them synchronously, PostgreSQL
+ * awaits them), in one snapshot (the caller's transaction).
+ */
+function* steps(query: DecisionQuery, outcomes: string, tuning: QueryTuning): Generator<Statement, DecisionEntry[], Rows> {
+  const p = plan(query, outcomes);
+  const decided = yield* matchingDecisions(p, tuning.firstWindow ?? FIRST_WINDOW);
+  const cutoff = decided.length === p.limit ? decided[decided.length - 1].timestamp : undefined;
+  const lone = (yield { sql: p.alone(cutoff !== undefined), params: { ...p.params, cutoff } }) as Row[];
+  return merge(decided, lone, p.limit);
+}
+
+/**
+ * The decisions of the answer. Without a filter an index serves, one
+ * statement reads them by time (through a time or actor range, or until
+ * `@limit` match). With one (--denied, --path), a match may be rare, and
+ * reading by time until the limit would walk the whole log: so the walk
+ * goes by windows (the newest FIRST_WINDOW decisions, then each window
+ * WINDOW_GROWTH times the last), and before each next window the filter's
+ * indexed sets are counted, at most as far as that window holds: when they
+ * hold fewer rows, the rest of the answer is read through them instead
+ * (their rows joined to their decisions, sorted by time). The cost is then
+ * within a few times the cheaper of the two, whatever the filter's
+ * density: a common match ends in the first window, a rare one is read
+ * through its index. Windows split on time, so the answer is exactly the
+ * one statement's: every decision of a window is newer than every one
+ * after it (a window ends with all of its last timestamp's decisions).
+ */
+function* matchingDecisions(p: QueryPlan, firstWindow: number): Generator<Statement, Row[], Rows> {
+  const run = (sql: string, bound: Record<string, unknown> = {}): Statement => ({ sql, params: { ...p.params, ...bound } });
+  if (p.indexed.length === 0) return (yield run(p.decided({ from: false, before: false }))) as Row[];
+  const found: Row[] = [];
+  let before: string | undefined; // every decision at or after it was in a window read
+  for (let window = Math.max(firstWindow, 2 * p.limit); ; window *= WINDOW_GROWTH) {
+    const olderThan = before === undefined ? "" : " WHERE timestamp < @before";
+    const [edge] = yield run(`SELECT timestamp FROM decisions${olderThan} ORDER BY timestamp DESC LIMIT 1 OFFSET @skip`, { before, skip: window - 1 });
+    const from = edge?.timestamp as string | undefined;
+    const read = (yield run(p.decided({ from: from !== undefined, before: before !== undefined }), { before, from, limit: p.limit - found.length })) as Row[];
+    found.push(...read);
+    // Done: the limit is reached, or no decision is older than this window (or than --since).
+    if (found.length === p.limit || from === undefined || (p.params.since !== undefined && from <= (p.params.since as string))) return found;
+    before = from;
+    const nextWindow = window * WINDOW_GROWTH;
+    let cheapest: { sets: IndexedSet[]; rows: number } | undefined;
+    for (const sets of p.indexed) {
+      const cap = cheapest?.rows ?? nextWindow;
+      const [count] = yield run(p.counted(sets), { before, cap });
+      const rows = Number(count.n);
+      if (rows < cap) cheapest = { sets, rows };
+    }
+    if (cheapest !== undefined) {
+      found.push(...((yield run(p.gathered(cheapest.sets), { before, limit: p.limit - found.length })) as Row[]));
+      return found;
+    }
+  }
 }
 
 /** Both lists merged, newest first, cut to the limit. */
@@ -175,30 +302,63 @@ function merge(decided: Row[], alone: Row[], limit: number): DecisionEntry[] {
 }
 
 /** On the SQLite store (sqlite-store.ts openForRead). */
-export function queryDecisions(db: Database.Database, query: DecisionQuery): DecisionEntry[] {
+export function queryDecisions(db: Database.Database, query: DecisionQuery, tuning: QueryTuning = {}): DecisionEntry[] {
   // A store written before outcomes existed, opened read-only: an empty stand-in with the same columns.
   const outcomes = hasOutcomes(db) ? "outcomes" : `(SELECT NULL AS seq, NULL AS decision_id, ${OUTCOME_COLUMNS.map((c) => `NULL AS ${c}`).join(", ")} LIMIT 0)`;
-  const { decided: decidedSql, alone, params, limit } = plan(query, outcomes);
-  const decided = db.prepare(decidedSql).all(params) as Row[];
-  const cutoff = cutoffOf(decided, limit);
-  const lone = db.prepare(alone(cutoff !== undefined)).all(cutoff !== undefined ? { ...params, cutoff } : params) as Row[];
-  return merge(decided, lone, limit);
+  // One read transaction: every statement sees the same snapshot, whatever the log appends meanwhile.
+  return db.transaction(() => {
+    const query_ = steps(query, outcomes, tuning);
+    for (let step = query_.next(); ;) {
+      if (step.done) return step.value;
+      tuning.trace?.(step.value);
+      step = query_.next(db.prepare(step.value.sql).all(named(step.value)) as Rows);
+    }
+  })();
 }
 
-/** On the PostgreSQL store (pg-store.ts): the same statements, the same entries. */
-export async function queryDecisionsPg(db: pg.Pool | pg.ClientBase, query: DecisionQuery): Promise<DecisionEntry[]> {
-  const { decided: decidedSql, alone, params, limit } = plan(query, "outcomes");
-  const decided = (await db.query<Row>(positional(decidedSql, params))).rows;
-  const cutoff = cutoffOf(decided, limit);
-  const lone = (await db.query<Row>(positional(alone(cutoff !== undefined), cutoff !== undefined ? { ...params, cutoff } : params))).rows;
-  return merge(decided, lone, limit);
+/**
+ * On the PostgreSQL store (pg-store.ts): the same statements, the same
+ * entries, in one REPEATABLE READ transaction (one snapshot). A client
+ * given must not be in a transaction; a pool lends one of its own.
+ */
+export async function queryDecisionsPg(db: pg.Pool | pg.ClientBase, query: DecisionQuery, tuning: QueryTuning = {}): Promise<DecisionEntry[]> {
+  const client = db instanceof pg.Pool ? await db.connect() : db;
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    try {
+      const query_ = steps(query, "outcomes", tuning);
+      for (let step = query_.next(); ;) {
+        if (step.done) {
+          await client.query("COMMIT");
+          return step.value;
+        }
+        tuning.trace?.(step.value);
+        step = query_.next((await client.query(positional(step.value.sql, step.value.params))).rows as Rows);
+      }
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    if (client !== db) (client as pg.PoolClient).release();
+  }
+}
+
+/** The named parameters the text uses (better-sqlite3 refuses values a statement does not name). */
+function named({ sql, params }: Statement): Record<string, unknown> {
+  const used: Record<string, unknown> = {};
+  for (const [, name] of sql.matchAll(/@(\w+)/g)) {
+    if (params[name] === undefined) throw new Error(`query parameter @${name} has no value`);
+    used[name] = params[name];
+  }
+  return used;
 }
 
 /** `@name` parameters as PostgreSQL's `$n`, numbered in order of first use; values that the text does not use are left out. */
-function positional(text: string, named: Record<string, unknown>): { text: string; values: unknown[] } {
+export function positional(text: string, named: Record<string, unknown>): { text: string; values: unknown[] } {
   const order: string[] = [];
   const numbered = text.replace(/@(\w+)/g, (_, name: string) => {
-    if (!(name in named)) throw new Error(`query parameter @${name} has no value`);
+    if (named[name] === undefined) throw new Error(`query parameter @${name} has no value`);
     let n = order.indexOf(name);
     if (n < 0) n = order.push(name) - 1;
     return `$${n + 1}`;

@@ -88,6 +88,11 @@ CREATE INDEX IF NOT EXISTS outcomes_by_time  ON outcomes (timestamp);
 CREATE INDEX IF NOT EXISTS outcomes_by_path  ON outcomes (http_path, timestamp);
 CREATE INDEX IF NOT EXISTS outcomes_by_route ON outcomes (route_id, timestamp);
 CREATE INDEX IF NOT EXISTS outcomes_by_run   ON outcomes (test_run, timestamp) WHERE test_run IS NOT NULL;
+-- The requests that ended in an error: with decisions_denied, what --denied reads when refusals
+-- are rare (query.ts), and its outcomes without a decision. Partial, like decisions_denied: the
+-- bulk (successes) costs an insert only the comparison. (Added to older stores at their next
+-- open for append, which reads outcomes once to build it.)
+CREATE INDEX IF NOT EXISTS outcomes_failed   ON outcomes (timestamp) WHERE status >= 400;
 CREATE TRIGGER IF NOT EXISTS outcomes_keep_first BEFORE INSERT ON outcomes
 WHEN EXISTS (SELECT 1 FROM outcomes WHERE decision_id = NEW.decision_id)
 BEGIN SELECT RAISE(IGNORE); END;
