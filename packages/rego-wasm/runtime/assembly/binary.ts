@@ -49,6 +49,10 @@ function malformed(): void {
 /** The input value encoded in the len bytes at ptr; aborts when they are not exactly one well-formed item. */
 export function rt_input_decode(ptr: usize, len: usize): usize {
   if ((ptr & 3) != 0 || (len & 3) != 0 || len == 0) malformed();
+  if (!constantSlotsCleared) {
+    memory.fill(constantSlots, 0, CONSTANT_SLOTS_BYTES); // zero in a fresh memory; an imported one may have been used
+    constantSlotsCleared = true;
+  }
   at = ptr;
   end = ptr + len;
   const v = item(0);
@@ -132,7 +136,7 @@ function item(depth: i32): Value {
 function stringOf(n: u32): StrV {
   const bytes = <usize>n << 1;
   const src = take(bytes);
-  const constant = internedUtf16(src, <i32>n);
+  const constant = constantOf(src, n);
   if (constant !== null) return constant;
   const s = __rt_new_uninit(bytes, idof<string>()); // every unit is written below
   let lone = false;
@@ -143,6 +147,74 @@ function stringOf(n: u32): StrV {
   }
   if (lone) replaceLoneSurrogates(s, bytes);
   return new StrV(changetype<string>(s));
+}
+
+/** Slots of the constants cache: a power of two, many times the names in a real policy's inputs. */
+const CONSTANT_SLOTS: usize = 1024;
+const CONSTANT_SLOTS_BYTES: usize = CONSTANT_SLOTS * 8;
+/**
+ * What the decoder learnt about the strings it met, by a 64-bit hash of
+ * their units: per 8-byte slot, a u32 signature (32 more bits of the hash)
+ * and the address of the policy constant (StrV) with those units, or 0 when
+ * the intern table had none. Static memory, below every heap rewind: only
+ * constants of the sealed intern table are entered, and those live as long
+ * as the module. Cleared on the first decode.
+ */
+const constantSlots: usize = memory.data(<i32>CONSTANT_SLOTS_BYTES, 8);
+let constantSlotsCleared = false;
+
+/**
+ * The policy constant equal to the n units at src, or null when none is
+ * known: the intern table's answer (internedUtf16) without its unit-by-unit
+ * FNV hash and probe for the strings met before. A slot whose signature
+ * matches answers its constant when the units are the same, and null when
+ * it remembers that the intern table had none. A constant answered null is
+ * only slower later (an input string equal to a constant is the same value
+ * whether it is the constant or a copy), and a remembered constant is never
+ * replaced by a remembered miss, so a string colliding with a constant
+ * cannot push it out.
+ */
+function constantOf(src: usize, n: u32): StrV | null {
+  if (n == 0 || n > 32) return internedUtf16(src, <i32>n); // the intern table keeps no longer strings
+  const bytes = <usize>n << 1;
+  const K: u64 = 0x9e3779b97f4a7c15;
+  let h: u64 = <u64>n * K;
+  if (bytes >= 8) {
+    for (let i: usize = 0; i + 8 < bytes; i += 8) h = (h ^ load<u64>(src + i)) * K;
+    h = (h ^ load<u64>(src + bytes - 8)) * K; // the last 8 bytes, overlapping the word before when bytes is not a multiple of 8
+  } else {
+    // Only the string's own bytes: its item is padded to 4 with whatever the memory held.
+    const w: u64 = bytes == 2 ? <u64>load<u16>(src) : bytes == 4 ? <u64>load<u32>(src) : <u64>load<u32>(src) | (<u64>load<u16>(src + 4) << 32);
+    h = (h ^ w) * K;
+  }
+  const slot = constantSlots + ((<usize>(h >> 54) & (CONSTANT_SLOTS - 1)) << 3);
+  const sig = <u32>(h ^ (h >> 29)) | 1; // never 0: a cleared slot matches nothing
+  const cached = <usize>load<u32>(slot, 4);
+  if (load<u32>(slot) == sig) {
+    if (cached == 0) return null;
+    const s = changetype<StrV>(cached).value;
+    if (<u32>s.length == n && sameBytes(changetype<usize>(s), src, bytes)) return changetype<StrV>(cached);
+  }
+  const constant = internedUtf16(src, <i32>n);
+  if (constant !== null) {
+    store<u32>(slot, sig);
+    store<u32>(slot, <u32>changetype<usize>(constant), 4);
+  } else if (cached == 0) {
+    store<u32>(slot, sig);
+  }
+  return constant;
+}
+
+/** Whether the `bytes` bytes at a and at b are the same (an even count: UTF-16 units). */
+// @ts-ignore: decorator
+@inline function sameBytes(a: usize, b: usize, bytes: usize): bool {
+  let i: usize = 0;
+  for (; i + 8 <= bytes; i += 8) if (load<u64>(a + i) != load<u64>(b + i)) return false;
+  if (i + 4 <= bytes) {
+    if (load<u32>(a + i) != load<u32>(b + i)) return false;
+    i += 4;
+  }
+  return i == bytes || load<u16>(a + i) == load<u16>(b + i);
 }
 
 /**
@@ -168,32 +240,37 @@ function replaceLoneSurrogates(s: usize, bytes: usize): void {
 /**
  * An object of string keys in any order, sorted in place by insertion (an
  * input's objects are small): a later duplicate key's value wins, as in the
- * JSON parser.
+ * JSON parser. Works on the arrays' slots directly, with the first units
+ * compared inline: most keys of an input's object differ there.
  */
 function objectOfStringKeys(keys: Array<Value>, vals: Array<Value>): ObjV {
   const n = keys.length;
+  const kd = keys.dataStart;
+  const vd = vals.dataStart;
   let m = 0; // the sorted, duplicate-free prefix
   for (let i = 0; i < n; i++) {
-    const k = unchecked(keys[i]);
-    const v = unchecked(vals[i]);
-    const ks = asStr(k).value;
+    const k = load<usize>(kd + (<usize>i << alignof<usize>()));
+    const v = load<usize>(vd + (<usize>i << alignof<usize>()));
+    const ks = changetype<StrV>(k).value;
     let j = m - 1;
     let c = 1;
     while (j >= 0) {
-      c = compareStrings(asStr(unchecked(keys[j])).value, ks);
+      c = keyOrder(changetype<StrV>(load<usize>(kd + (<usize>j << alignof<usize>()))).value, ks);
       if (c <= 0) break;
       j--;
     }
     if (j >= 0 && c == 0) {
-      unchecked((vals[j] = v));
+      store<usize>(vd + (<usize>j << alignof<usize>()), v);
       continue;
     }
-    for (let t = m; t > j + 1; t--) {
-      unchecked((keys[t] = keys[t - 1]));
-      unchecked((vals[t] = vals[t - 1]));
+    // The larger keys and their values move up one slot (a loop: memory.copy is a call out of Wasm in V8).
+    const to = <usize>(j + 1) << alignof<usize>();
+    for (let p = <usize>m << alignof<usize>(); p > to; p -= sizeof<usize>()) {
+      store<usize>(kd + p, load<usize>(kd + p - sizeof<usize>()));
+      store<usize>(vd + p, load<usize>(vd + p - sizeof<usize>()));
     }
-    unchecked((keys[j + 1] = k));
-    unchecked((vals[j + 1] = v));
+    store<usize>(kd + to, k);
+    store<usize>(vd + to, v);
     m++;
   }
   if (m < n) {
@@ -201,6 +278,19 @@ function objectOfStringKeys(keys: Array<Value>, vals: Array<Value>): ObjV {
     vals.length = m;
   }
   return new ObjV(keys, vals);
+}
+
+/** compareStrings(a, b), settled inline when a and b are the same string or differ in a first unit below the surrogates. */
+// @ts-ignore: decorator
+@inline function keyOrder(a: string, b: string): i32 {
+  const pa = changetype<usize>(a);
+  const pb = changetype<usize>(b);
+  if (pa == pb) return 0;
+  if (a.length == 0 || b.length == 0) return compareStrings(a, b);
+  const ca = <i32>load<u16>(pa);
+  const cb = <i32>load<u16>(pb);
+  if (ca != cb && ca < 0xd800 && cb < 0xd800) return ca < cb ? -1 : 1;
+  return compareStrings(a, b);
 }
 
 /** rt_result_code's answers for the result sets a boolean rule gives; anything else is dumped (an address, never this small). */

@@ -273,6 +273,89 @@ describe("binary input: the same value as JSON", () => {
   });
 });
 
+describe("binary input: the decoder's shortcuts read the same value", () => {
+  // The decoder remembers the policy's constants it met (and the strings that are none) by a hash of their units,
+  // and sorts object keys comparing first units inline. A policy with constants of every interned length, sharing
+  // prefixes; the helpers above read the module in `sdk`, `writer` and `ids`, swapped to this one for this block.
+  const NAMES = Array.from({ length: 33 }, (_, i) => "abcdefghijklmnopqrstuvwxyz0123456".slice(0, i + 1)).concat(["invoices.get", "GET", "v2"]);
+  const saved = { sdk: null as unknown as Internals, writer: null as unknown as BinaryInputWriter, ids };
+  beforeAll(async () => {
+    saved.sdk = sdk;
+    saved.writer = writer;
+    saved.ids = ids;
+    const source = `package c\n\nnames := ${JSON.stringify(NAMES)}\n\necho := input\n\nallow if input.s in names\n\nprobe := [i | some i, n in names; n == input.s]\n`;
+    const loaded = await loadPolicy(compile([{ file: "c.rego", source }], { entrypoints: ["c/echo", "c/allow", "c/probe"] }).wasm);
+    loaded.setData({});
+    sdk = loaded as unknown as Internals;
+    writer = new BinaryInputWriter(sdk.mem);
+    const eps = loaded.entrypoints as Record<string, number>;
+    ids = { echo: eps["c/echo"]!, allow: eps["c/allow"]!, probe: eps["c/probe"]! };
+  }, 120_000);
+  afterAll(() => {
+    sdk = saved.sdk;
+    writer = saved.writer;
+    ids = saved.ids;
+  });
+
+  /** Each constant, and strings that differ from it in one unit (first, middle, last), in length by one, by a NUL or a non-ASCII unit. */
+  const nearby = (c: string): string[] => {
+    const at = (i: number, u: string) => c.slice(0, i) + u + c.slice(i + 1);
+    return [c, at(0, "Z"), at(c.length >> 1, "Z"), at(c.length - 1, "Z"), c + "x", c.slice(0, -1), c + "\u0000", at(c.length >> 1, "é"), "Z" + c.slice(1)];
+  };
+
+  test("constants of every length and the strings next to them, in turn, as values and as keys", () => {
+    const strings = NAMES.flatMap(nearby).concat(["invoXXXX.get", "invoices.geT", "GEt", "v3", "", "\ud800"]);
+    // Twice, the second time in reverse: what the first round remembered (a constant, or none) meets other strings.
+    for (const list of [strings, [...strings].reverse()]) {
+      for (const s of list) {
+        expectSame({ s });
+        expectSame({ [s]: 1, s, names: [s, "v2", s] });
+      }
+    }
+    expect(viaBinary(ids.probe, { s: "invoices.get" })).toBe('[{"result":[33]}]');
+    expect(viaBinary(ids.probe, { s: "invoXXXX.get" })).toBe('[{"result":[]}]');
+  });
+
+  test("a string with the same hash as a constant is read as itself, before and after the constant", () => {
+    // The decoder's hash (runtime/assembly/binary.ts constantOf) of 8 units: two 8-byte words w0, w1,
+    // h = ((8K ^ w0) * K ^ w1) * K mod 2^64. Another first word and the w1 that gives the same h: a full collision,
+    // so the slot and signature match and only the comparison of the units tells the strings apart.
+    const K = 0x9e3779b97f4a7c15n;
+    const M = (1n << 64n) - 1n;
+    const word = (s: string, i: number) => [0, 1, 2, 3].reduce((w, j) => w | (BigInt(s.charCodeAt(i + j)) << BigInt(16 * j)), 0n);
+    const units = (w: bigint) => [0, 1, 2, 3].map((j) => String.fromCharCode(Number((w >> BigInt(16 * j)) & 0xffffn))).join("");
+    const hash8 = (s: string) => (((((((8n * K) & M) ^ word(s, 0)) * K) & M) ^ word(s, 4)) * K) & M;
+    const constant = "abcdefgh";
+    expect(NAMES).toContain(constant);
+    const head = "Zbcd";
+    const tail = word(constant, 4) ^ (((((8n * K) & M) ^ word(constant, 0)) * K) & M) ^ (((((8n * K) & M) ^ word(head, 0)) * K) & M);
+    const twin = head + units(tail);
+    expect(twin).not.toBe(constant);
+    expect(hash8(twin)).toBe(hash8(constant));
+    for (const order of [
+      [constant, twin, constant, twin],
+      [twin, constant, twin],
+    ]) {
+      for (const s of order) {
+        expectSame({ s });
+        expect(viaBinary(ids.allow, { s })).toBe(s === constant ? '[{"result":true}]' : "[]");
+      }
+    }
+  });
+
+  test("object keys in every order, across the surrogates (where UTF-16 order and code point order part)", () => {
+    const keys = ["a", "B", "ab", "", "é", "\ue000", "😀", "\uffff", "\ud800", "abcdefghi", "abcdefghij"];
+    let x = 99;
+    const next = () => ((x = (x * 1103515245 + 12345) & 0x7fffffff), x / 0x80000000);
+    for (let i = 0; i < 200; i++) {
+      const order = [...keys].sort(() => next() - 0.5);
+      const o: Record<string, unknown> = {};
+      for (const k of order.slice(0, 1 + Math.floor(next() * keys.length))) o[k] = k;
+      expectSame({ s: o });
+    }
+  });
+});
+
 describe("binary input: its JSON text (binaryInputJson) is JSON.stringify's", () => {
   /** A small deterministic generator (xorshift32): the same cases on every run. */
   function random(seed: number): () => number {
@@ -402,6 +485,14 @@ describe("binary input: bytes the module refuses", () => {
 
   test("a well-formed input decides", () => {
     expect(run([h(2, 7), ...str("user"), ...str("admin"), ...str("tenant"), ...str("t_acme")])).toBe(RESULT_CODE.true);
+  });
+
+  test("a later duplicate key wins, as in the JSON parser", () => {
+    expect(run([h(3, 7), ...str("user"), ...str("bob"), ...str("tenant"), ...str("t_acme"), ...str("user"), ...str("admin")])).toBe(RESULT_CODE.true);
+    expect(run([h(3, 7), ...str("user"), ...str("admin"), ...str("tenant"), ...str("t_acme"), ...str("user"), ...str("bob")])).toBe(RESULT_CODE.empty);
+    expect(
+      run([h(4, 7), ...str("tenant"), ...str("x"), ...str("user"), ...str("admin"), ...str("tenant"), ...str("t_acme"), ...str("tenant"), ...str("t_acme")]),
+    ).toBe(RESULT_CODE.true);
   });
 
   test.each([
