@@ -29,6 +29,8 @@ export type DecisionLogErrorCode =
   | "log_store_refused"
   /** The run markers (store/runs.ts) could not be written: a restart may misreport this run. */
   | "log_run_marker_failed"
+  /** A PostgreSQL run lease that was lost is held again (not an error: the end of one; says whether a start called the run interrupted meanwhile). */
+  | "log_run_lease_retaken"
   /** durable() could not confirm that a decision is stored (store failing, events dropped, worker failed, timeout, closed). */
   | "log_not_durable"
   /** A chunk upload failed (network error or non-2xx reply); it is requeued. */
