@@ -25,7 +25,8 @@
  * evaluate() against evaluate() in interleaved rounds (and the binary path
  * against the binary path when both revisions have it, and the plan alone:
  * eval on a parsed input, with the heap bytes one plan allocates; and the
- * input's parse alone), so both see the same machine load:
+ * input's parse alone; and the result set's dump alone), so both see the
+ * same machine load:
  *
  *   mkdir /tmp/base && git archive HEAD | tar -x -C /tmp/base && ln -s $PWD/node_modules /tmp/base/
  *   (cd /tmp/base && make build)
@@ -325,6 +326,32 @@ function inputRunner(policy: LoadedPolicy, Writer: typeof BinaryInputWriter, inp
   };
 }
 
+/**
+ * The entrypoint's result set for `input` dumped as opa_json_dump dumps it
+ * (what Engine reads after every evaluation that is not a boolean): `run`
+ * rewinds the heap to just above the result and dumps it again;
+ * `bytes` is the dump's length.
+ */
+function dumpRunner(policy: LoadedPolicy, entrypoint: number, input: unknown): { run: () => void; bytes: number } {
+  const { sdk, ex, at, length } = inputText(policy, input);
+  const ctx = ex.opa_eval_ctx_new();
+  ex.opa_eval_ctx_set_input(ctx, ex.opa_json_parse(at, length));
+  ex.opa_eval_ctx_set_data(ctx, sdk.dataAddr);
+  ex.opa_eval_ctx_set_entrypoint(ctx, entrypoint);
+  ex.eval(ctx);
+  const result = ex.opa_eval_ctx_get_result(ctx);
+  const mark = ex.opa_heap_ptr_get();
+  const dump = ex.opa_json_dump(result);
+  const memory = Buffer.from(sdk.mem.buffer);
+  return {
+    run: () => {
+      ex.opa_heap_ptr_set(mark);
+      ex.opa_json_dump(result);
+    },
+    bytes: memory.indexOf(0, dump) - dump,
+  };
+}
+
 async function load(wasm: Uint8Array, data: unknown, clock: EvaluationClock): Promise<LoadedPolicy> {
   const policy = await loadPolicy(wasm, undefined, clock.builtins());
   policy.setData(data as object);
@@ -480,6 +507,13 @@ async function main(): Promise<void> {
       console.log(
         `${(name === "drop" ? "log event" : name).padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)  heap bytes per parse ${was.heapBytes} -> ${is.heapBytes}`,
       );
+    }
+    // The result's dump alone, the part a change to the runtime's JSON writer moves.
+    console.log(`\ndump alone µs (opa_json_dump of the result set, heap rewound each call), baseline vs this tree, interleaved rounds:`);
+    for (const [name, before, after, ep, input] of cases.slice(1)) {
+      const [was, is] = [dumpRunner(before, ep, input), dumpRunner(after, ep, input)];
+      const [b, a] = timePair(was.run, is.run);
+      console.log(`${name.padEnd(16)}${b.toFixed(2).padStart(10)} -> ${a.toFixed(2).padStart(8)}  (${(b / a).toFixed(2)}x)  bytes ${was.bytes} -> ${is.bytes}`);
     }
   }
 
