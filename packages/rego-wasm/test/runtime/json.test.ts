@@ -72,6 +72,22 @@ describe("JSON parsing", () => {
     expect(rt.json(rt.valueText('"\\/"'))).toBe("/");
   });
 
+  test("the dump of a string is JSON.stringify's text: every ASCII character at every offset of four-unit groups", () => {
+    // The writer copies four units at a time while none needs escaping: each character,
+    // escaped or not, at each position of a group, in strings of every length up to 13,
+    // and one non-ASCII unit (two- and three-byte UTF-8, a surrogate pair) likewise.
+    const plain = "abcdefghijklm";
+    const specials = [...Array.from({ length: 0x80 }, (_, c) => String.fromCharCode(c)), "é", "ࠀ", "￿", "😀"];
+    for (const special of specials) {
+      for (let len = 0; len <= 12; len++) {
+        for (let at = 0; at <= len; at++) {
+          const value = plain.slice(0, at) + special + plain.slice(at, len);
+          expect(rt.jsonText(rt.value(value))).toBe(JSON.stringify(value));
+        }
+      }
+    }
+  });
+
   test("strings of every length with a special character at every offset", () => {
     // Quote and backslash (escaped), a control character (escaped), DEL (plain), non-ASCII:
     // each at every position of strings up to 20 bytes (plain ASCII is interned or widened
