@@ -254,7 +254,7 @@ export function createWorkerDecisionLog(
     wake();
     const deadline = Date.now() + MAX_WAIT_MS;
     for (let left = MAX_WAIT_MS; left > 0; left = deadline - Date.now()) {
-      ring.waitForRoom(Math.min(left, 50));
+      ring.waitForRoom(Math.min(left, 50), event.bound);
       if (ring.write(event.bound, event.fill)) return true;
     }
     return false;

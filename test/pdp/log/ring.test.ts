@@ -2,9 +2,11 @@
  * The ring that carries events from the recording thread to the log's
  * worker (pdp/log/ring.ts): records come out as they went in, in order,
  * across the wrap at the end of the ring; a full ring refuses a record
- * whole; the sleep/wake handshake never loses a wake-up.
+ * whole; a writer waiting for room is woken for a run of records, not one;
+ * the sleep/wake handshake never loses a wake-up.
  */
-import { allocateRing, RecordBuffer, RingReader, RingWriter, type RecordReader, type RecordWriter } from "../../../pdp/log/pipelines/ring";
+import { Worker } from "node:worker_threads";
+import { allocateRing, RecordBuffer, RingReader, RingWriter, ROOM_TO_WAKE, type RecordReader, type RecordWriter } from "../../../pdp/log/pipelines/ring";
 
 interface Sample {
   n: bigint;
@@ -147,6 +149,57 @@ test("sleep and wake: the writer wakes a sleeping reader once, and a reader neve
   // Empty: it sleeps, and the next writer claims the wake-up.
   expect(reader.sleepIfEmpty()).toBe(true);
   expect(writer.claimWake()).toBe(true);
+});
+
+test("a writer waiting on a full ring is woken once ROOM_TO_WAKE is free, not at each record the reader frees", async () => {
+  const buffer = allocateRing(4 * ROOM_TO_WAKE);
+  const reader = new RingReader(buffer);
+  // The writer blocks (Atomics.wait), so it runs in a thread of its own: it fills the ring, waits for
+  // room once, then says how many more records it could write when it woke.
+  const writer = new Worker(
+    `const { parentPort, workerData } = require("node:worker_threads");
+     require.extensions[".ts"] = (module, filename) => {
+       const { code } = require("@swc/core").transformSync(require("node:fs").readFileSync(filename, "utf8"), {
+         filename, jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } });
+       module._compile(code, filename);
+     };
+     const { RingWriter } = require(workerData.ring);
+     const ring = new RingWriter(workerData.buffer);
+     const text = "x".repeat(1000);
+     const bound = 4 + 4 + 4 + 3 * text.length;
+     const write = () => ring.write(bound, (w) => w.texts([text]));
+     let written = 0;
+     while (write()) written++;
+     parentPort.postMessage({ written });
+     ring.waitForRoom(30000, bound);
+     let room = 0;
+     while (write()) room++;
+     parentPort.postMessage({ room });`,
+    { eval: true, workerData: { buffer, ring: require.resolve("../../../pdp/log/pipelines/ring") } },
+  );
+  try {
+    const messages: Array<{ written?: number; room?: number }> = [];
+    writer.on("message", (m: { written?: number; room?: number }) => messages.push(m));
+    while (messages.length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(messages[0].written).toBeGreaterThan(200);
+    // The reader frees one record at a time, slowly, until the writer says it woke.
+    let freed = 0;
+    while (messages.length < 2) {
+      if (reader.peek() !== null) {
+        reader.consume();
+        freed++;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    // Each record takes 1,012 bytes, and the full ring had less than a record's bound (3,016) free:
+    // woken at the first record freed (as before), the writer could write none.
+    const perRecord = 4 + 4 + 4 + 1000;
+    const atLeast = Math.floor((ROOM_TO_WAKE - 3016) / perRecord);
+    expect(freed).toBeGreaterThanOrEqual(atLeast);
+    expect(messages[1].room).toBeGreaterThanOrEqual(atLeast - 3);
+  } finally {
+    await writer.terminate();
+  }
 });
 
 test("capacities that are not a power of two are refused", () => {
