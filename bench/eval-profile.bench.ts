@@ -33,7 +33,8 @@
  *   node dist/bench/eval-profile.bench.js --baseline /tmp/base
  *
  * (and the binary input alone: the writer, and the module's decode of its
- * bytes, when the baseline has both).
+ * bytes, when the baseline has both; for the PDP bench's input and for the
+ * largest body the API admits).
  *
  * Every figure is the median over rounds of the per-call mean in µs. With
  * `--cpu-loop N` it afterwards just runs decision + drop + mask evaluate()
@@ -49,7 +50,8 @@ import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { BINARY_EVAL_EXPORT, BinaryInputWriter, compile, EvaluationClock, link, loadRuntimeWasm } from "@portcullis/rego-wasm";
 import { collectPolicyInputs } from "../cli/files";
-import { PEER_INPUTS, PEERS_REGO } from "./fixtures";
+import { DEFAULT_BODY_LIMIT_BYTES } from "../api/app";
+import { manyFieldNames, PEER_INPUTS, PEERS_REGO } from "./fixtures";
 
 /** The repository root (this file runs from dist/bench/). */
 const ROOT = path.resolve(__dirname, "../..");
@@ -65,6 +67,15 @@ const DECISION_INPUT = {
   route: { id: "invoices.get", method: "GET", version: "v2" },
   fields: { submitted: [] as string[] },
   params: ["q"],
+};
+
+/** The decision input with the largest body the API admits: every field name sent to the policy (as bench/ab.bench.ts's `big`). */
+const BIG_INPUT = {
+  ...DECISION_INPUT,
+  action: "update",
+  resource: { type: "user", id: "u_alice" },
+  route: { id: "users.me.update", method: "PATCH", version: "v2" },
+  fields: { submitted: manyFieldNames(DEFAULT_BODY_LIMIT_BYTES) },
 };
 
 /** The decision-log event for that decision, as pdp/log/core/event.ts builds it (no secrets: the common case). */
@@ -489,14 +500,17 @@ async function main(): Promise<void> {
     // The binary input alone: the host's writer (JS) and the module's decoder (Wasm), each timed apart,
     // so that a change to either is not lost in the plan's noise.
     if (baseline.realKept && baseline.Writer) {
-      console.log(
-        `\nbinary input alone µs (the decision input: BinaryInputWriter.write; rt_input_decode, heap rewound), baseline vs this tree, interleaved rounds:`,
-      );
-      const [was, is] = [inputRunner(baseline.realKept, baseline.Writer, DECISION_INPUT), inputRunner(real, BinaryInputWriter, DECISION_INPUT)];
-      if (was.bytes !== is.bytes) console.log(`note: the encodings differ: baseline ${was.bytes} bytes, this tree ${is.bytes}`);
-      for (const piece of ["write", "decode"] as const) {
-        const [b, a] = timePair(was[piece], is[piece]);
-        console.log(`${piece.padEnd(16)}${b.toFixed(3).padStart(10)} -> ${a.toFixed(3).padStart(8)}  (${(b / a).toFixed(2)}x)`);
+      console.log(`\nbinary input alone µs (BinaryInputWriter.write; rt_input_decode, heap rewound), baseline vs this tree, interleaved rounds:`);
+      for (const [name, input] of [
+        ["", DECISION_INPUT],
+        [" (big)", BIG_INPUT],
+      ] as const) {
+        const [was, is] = [inputRunner(baseline.realKept, baseline.Writer, input), inputRunner(real, BinaryInputWriter, input)];
+        if (was.bytes !== is.bytes) console.log(`note: the encodings differ: baseline ${was.bytes} bytes, this tree ${is.bytes}`);
+        for (const piece of ["write", "decode"] as const) {
+          const [b, a] = timePair(was[piece], is[piece]);
+          console.log(`${(piece + name).padEnd(16)}${b.toFixed(3).padStart(10)} -> ${a.toFixed(3).padStart(8)}  (${(b / a).toFixed(2)}x)`);
+        }
       }
     }
     // The input's parse alone, the part a change to the runtime's JSON parser moves.

@@ -139,13 +139,20 @@ function stringOf(n: u32): StrV {
   const constant = constantOf(src, n);
   if (constant !== null) return constant;
   const s = __rt_new_uninit(bytes, idof<string>()); // every unit is written below
-  let lone = false;
-  for (let i: usize = 0; i < bytes; i += 2) {
-    const c = load<u16>(src + i);
-    store<u16>(s + i, c);
-    lone |= c >= 0xd800 && c < 0xe000;
+  // Two units at a time (the item is padded to 4); a unit from 0x8000 up may be a surrogate, and then each is looked at.
+  let high: u32 = 0;
+  let i: usize = 0;
+  for (; i + 4 <= bytes; i += 4) {
+    const w = load<u32>(src + i);
+    store<u32>(s + i, w);
+    high |= w;
   }
-  if (lone) replaceLoneSurrogates(s, bytes);
+  if (i < bytes) {
+    const c = <u32>load<u16>(src + i);
+    store<u16>(s + i, <u16>c);
+    high |= c;
+  }
+  if ((high & 0x80008000) != 0) replaceLoneSurrogates(s, bytes);
   return new StrV(changetype<string>(s));
 }
 

@@ -142,6 +142,16 @@ describe("binary input: the same value as JSON", () => {
     expectSame(s);
   });
 
+  test("strings of random units, surrogates at every position, are read as the JSON path reads them", () => {
+    let x = 7;
+    const next = () => ((x = (x * 1103515245 + 12345) & 0x7fffffff), x / 0x80000000);
+    const units = [0x41, 0x7f, 0xe9, 0x7fff, 0x8000, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xfffd, 0xffff];
+    for (let i = 0; i < 400; i++) {
+      const s = String.fromCharCode(...Array.from({ length: Math.floor(next() * 10) }, () => units[Math.floor(next() * units.length)]!));
+      expectSame({ user: s, tenant: "t_acme", [s]: [s] }); // probe reads input.user: its length and where U+FFFD is
+    }
+  });
+
   test("the policy's own constants still compare by content (interning is only a shortcut)", () => {
     for (const user of ["admin", "Admin", "admin ", "admın", "ad\u0000min"]) expectSame({ user, tenant: "t_acme" });
   });
