@@ -71,7 +71,9 @@ async function subjectsOf(dist: string, bundle: Uint8Array, peersBundle: Uint8Ar
   /* eslint-enable @typescript-eslint/no-require-imports */
   const engine = await Engine.load(bundle, "ab bench");
   const peers = await Engine.load(peersBundle, "ab bench peers");
-  const deps = { entrypoint: "portcullis/decision", log: { record: () => undefined, flush: async () => undefined }, logger: () => undefined };
+  // The no-op log keeps nothing of the input, so it takes the binary input's bytes: decide() reads the input as with the project's log.
+  const noop = { record: () => undefined, copiesBinaryInput: true, flush: async () => undefined };
+  const deps = { entrypoint: "portcullis/decision", log: noop, logger: () => undefined };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ab-bench-"));
   const log = createDecisionLog({ db: path.join(dir, "decisions.db") });
   const logged = { ...deps, log };

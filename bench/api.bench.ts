@@ -91,6 +91,8 @@ async function serveFull(dir: string, withLog = true): Promise<Ready> {
 
 const DISCARDING_LOG: ManagedDecisionLog = {
   record: () => undefined,
+  // Nothing of the input is kept, so decide() may hand over the binary input's bytes, as to the project's log.
+  copiesBinaryInput: true,
   recordOutcome: () => undefined,
   flush: async () => undefined,
   close: async () => undefined,

@@ -377,8 +377,10 @@ async function main(): Promise<void> {
     const fields = portcullis.fields ?? { views: {}, protected: {}, retired: {} };
 
     // A no-op log that keeps the first record's evaluator, to time the log's policies on their own below.
+    // It keeps nothing of the input, so it may take the binary input's bytes (copiesBinaryInput): decide()
+    // then reads the input as it does with the project's log, and the two rows differ by the log alone.
     let evaluate: PolicyEvaluator | null = null;
-    const noop: DecisionLog = { record: (r) => void (evaluate ??= r.evaluate), async flush() {} };
+    const noop: DecisionLog = { record: (r) => void (evaluate ??= r.evaluate), copiesBinaryInput: true, async flush() {} };
     const bare = await createPdp({ bundle: { file }, log: noop, logger: quiet });
     const sample = bare.decide(READ_INVOICE_INPUT);
     if (bare.status().active === null) throw new Error(`the bundle built from rego/ does not load: ${JSON.stringify(bare.status().lastError)}`);
