@@ -35,6 +35,8 @@ export interface ResultSet {
 interface Remembered extends ResultSet {
   /** A copy of the module's bytes: what a later dump must equal to be this set. */
   readonly bytes: Buffer;
+  /** The same copy as 32-bit words (its own buffer, so word-aligned; the last partial word zero-padded). */
+  readonly words: Int32Array;
 }
 
 export class ResultSets {
@@ -54,9 +56,12 @@ export class ResultSets {
     if (length > ResultSets.MAX_BYTES) return resultSetOf(memory.toString("utf8", start, end), false);
     const hash = hashOf(memory, words, start, end);
     const seen = this.sets.get(hash);
-    if (seen !== undefined && seen.bytes.length === length && sameBytes(seen.bytes, memory, start)) return seen;
+    if (seen !== undefined && seen.bytes.length === length && sameBytes(seen, memory, words, start)) return seen;
     const set = resultSetOf(memory.toString("utf8", start, end), true) as { -readonly [K in keyof Remembered]: Remembered[K] };
-    set.bytes = Buffer.from(memory.subarray(start, end)); // a copy: the module reuses its memory
+    // A copy (the module reuses its memory) in a buffer of its own, whole words.
+    set.words = new Int32Array((length + 3) >>> 2);
+    set.bytes = Buffer.from(set.words.buffer, 0, length);
+    memory.copy(set.bytes, 0, start, end);
     if (seen !== undefined) this.sets.delete(hash);
     else if (this.sets.size >= ResultSets.MAX_ENTRIES) this.sets.delete(this.sets.keys().next().value as number);
     this.sets.set(hash, set);
@@ -109,12 +114,25 @@ function deepFreeze<T>(value: T): T {
  * byte.
  */
 export function hashOf(memory: Buffer, words: Int32Array, start: number, end: number): number {
-  let h = end - start;
+  // Four words at a time into four independent lanes: one lane's chain of
+  // multiplies was the whole cost (each waits for the one before).
+  let a = end - start;
+  let b = 0x632be5ab;
+  let c = 0x85ebca6b;
+  let d = 0x27d4eb2f;
   let i = start;
-  for (; i < end && (i & 3) !== 0; i++) h = mix(h, memory[i]);
+  for (; i < end && (i & 3) !== 0; i++) a = mix(a, memory[i]);
   const lastWord = end >>> 2;
-  for (let w = i >>> 2; w < lastWord; w++) h = mix(h, words[w]);
-  for (i = Math.max(i, lastWord << 2); i < end; i++) h = mix(h, memory[i]);
+  let w = i >>> 2;
+  for (; w + 4 <= lastWord; w += 4) {
+    a = mix(a, words[w]);
+    b = mix(b, words[w + 1]);
+    c = mix(c, words[w + 2]);
+    d = mix(d, words[w + 3]);
+  }
+  for (; w < lastWord; w++) a = mix(a, words[w]);
+  for (i = Math.max(i, lastWord << 2); i < end; i++) b = mix(b, memory[i]);
+  const h = mix(mix(mix(a, b), c), d);
   return (h ^ (h >>> 16)) & 0x3fffffff;
 }
 
@@ -123,7 +141,19 @@ function mix(h: number, x: number): number {
   return h ^ (h >>> 15);
 }
 
-/** Whether memory[start, start + bytes.length) equals `bytes` (native comparison). */
-function sameBytes(bytes: Buffer, memory: Buffer, start: number): boolean {
-  return bytes.compare(memory, start, start + bytes.length) === 0;
+/**
+ * Whether memory[start, start + set.bytes.length) equals the set's bytes:
+ * word by word where the dump is aligned (twice as fast as Buffer#compare
+ * for a ~200-byte dump, whose argument checks cost more than the
+ * comparison), natively otherwise.
+ */
+export function sameBytes(set: Pick<Remembered, "bytes" | "words">, memory: Buffer, words: Int32Array, start: number): boolean {
+  const length = set.bytes.length;
+  if ((start & 3) !== 0) return set.bytes.compare(memory, start, start + length) === 0;
+  const whole = length >>> 2;
+  const at = start >>> 2;
+  const own = set.words;
+  for (let k = 0; k < whole; k++) if (words[at + k] !== own[k]) return false;
+  for (let k = whole << 2; k < length; k++) if (memory[start + k] !== set.bytes[k]) return false;
+  return true;
 }

@@ -3,7 +3,7 @@
  * must be the very bytes the module wrote: same length and hash is not
  * enough (the attack tests below build a hash collision).
  */
-import { hashOf, ResultSets } from "../../pdp/result-sets";
+import { hashOf, ResultSets, sameBytes } from "../../pdp/result-sets";
 
 /** A fake module memory holding `text` at `start` followed by a NUL (as a dump), with its word view. */
 function memoryWith(text: string, start = 64): { memory: Buffer; words: Int32Array; start: number; end: number } {
@@ -68,6 +68,26 @@ describe("ResultSets", () => {
     // And back: the slot now holds y, x is parsed again, never answered with y's value.
     expect(read(memo, x).value).toEqual(a.value);
     expect(read(memo, y).value).toEqual(JSON.parse(y));
+  });
+
+  test("the byte comparison behind a hit sees a difference in any byte, whole words and the partial last word alike, at any alignment", () => {
+    const memory = Buffer.alloc(256);
+    const words = new Int32Array(memory.buffer, memory.byteOffset, memory.byteLength >> 2);
+    for (let length = 1; length <= 13; length++) {
+      const own = new Int32Array((length + 3) >>> 2);
+      const bytes = Buffer.from(own.buffer, 0, length);
+      for (let k = 0; k < length; k++) bytes[k] = 0x41 + k;
+      for (let start = 64; start < 68; start++) {
+        memory.fill(0x7e);
+        bytes.copy(memory, start);
+        expect(sameBytes({ bytes, words: own }, memory, words, start)).toBe(true);
+        for (let k = 0; k < length; k++) {
+          memory[start + k] ^= 0x20;
+          expect(sameBytes({ bytes, words: own }, memory, words, start)).toBe(false);
+          memory[start + k] ^= 0x20;
+        }
+      }
+    }
   });
 
   test("a result set shaped otherwise has no result text", () => {
