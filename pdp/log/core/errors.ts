@@ -37,8 +37,10 @@ export type DecisionLogErrorCode =
   | "http_upload_failed"
   /** One event alone is larger than the upload size limit, even without nd_builtin_cache. */
   | "event_too_large"
-  /** The log's worker thread failed; records it had not finished are counted as internal errors, later ones are processed in-thread. */
+  /** The log's worker thread died: it is restarted with what it had not settled (a bounded number of times in a row; then that is lost, counted as internal errors, and later records are processed in-thread). */
   | "log_worker_failed"
+  /** A new worker thread took over from one that died, with the events that one had not settled (not an error: the end of one). */
+  | "log_worker_restarted"
   /** The decisions database does not exist (CLI / query). */
   | "decisions_db_missing"
   /** A query filter is invalid (CLI / query). */

@@ -45,6 +45,12 @@ export interface DecisionLogHealth {
   failingSince?: string;
   /** The store's last error (SQLite's message: never an event's contents), while writes fail. */
   error?: string;
+  /**
+   * The log's worker thread, once it has died at least once (absent before):
+   * running again, being restarted, or given up on (records processed
+   * in-thread); how many times it was restarted, and its last death.
+   */
+  worker?: { state: "running" | "restarting" | "in-thread"; restarts: number; lastFailure?: { at: string; reason: string } };
 }
 
 /** What the in-thread and worker logs implement; createDecisionLog adds the run markers. */
@@ -57,8 +63,9 @@ export interface LogCore extends DecisionLog {
    * Resolves once every decision recorded before the call is committed to
    * the SQLite store (durable against the process dying: store/sqlite-store.ts);
    * rejects with `log_not_durable` when that cannot be confirmed (the store
-   * fails, events were dropped, the worker died, DEFAULT_COMMIT_TIMEOUT_MS
-   * passed, the log is closed). Without a SQLite sink it resolves at once.
+   * fails, events were dropped, the worker was given up on after dying
+   * again and again, DEFAULT_COMMIT_TIMEOUT_MS passed, the log is closed).
+   * Without a SQLite sink it resolves at once.
    */
   durable(): Promise<void>;
   health(): DecisionLogHealth;

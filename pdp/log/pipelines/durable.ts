@@ -16,7 +16,9 @@
  * On the recording thread, CommitWaiters holds the callers of the worker
  * log's durable(): each waits for a sequence number (events sent to the
  * worker, in order), and is answered by the worker's `committed` reply
- * covering it, by a timeout, or by the worker's failure.
+ * covering it, by a timeout, or by the worker's failure. A worker that
+ * dies and is restarted (worker-log.ts) replays every event it had not
+ * settled: the waiters then wait for the new worker's commit (retry()).
  */
 import { DecisionLogError } from "../core/errors";
 import type { Sink } from "../sinks/sink";
@@ -111,6 +113,12 @@ export class CommitWaiters {
       w.reject(notDurable(reason));
     }
     this.waiters = [];
+  }
+
+  /** The commit asked for will not be answered (its worker died and another took over): ask the new one for the waiters. */
+  retry(): void {
+    this.inFlight = false;
+    if (this.waiters.length > 0) this.ask();
   }
 
   private ask(): void {

@@ -17,6 +17,10 @@
  * The writer publishes a record by storing HEAD after writing its bytes and
  * the reader frees it by storing TAIL after reading them (Atomics.store /
  * Atomics.load: the bytes are visible before the counter that covers them).
+ * A reader that retains (the log's worker) reads ahead of TAIL with its own
+ * cursor and frees only what it has settled (release()): what lies between
+ * TAIL and its cursor stays intact, so if that reader dies, another can
+ * read the same records again from TAIL (worker-log.ts, a restart).
  * SLEEPING says the reader found the ring empty and waits for a message;
  * WAITING says the writer waits for room (RingWriter.waitForRoom), and
  * WANTED how much free room is worth waking it for.
@@ -293,24 +297,69 @@ export class RingWriter extends RingMemory {
 }
 
 export class RingReader extends RingMemory {
+  /** Where the next record is read: TAIL, or ahead of it for a reader that retains. */
+  private cursor: number;
+
+  /**
+   * `retain`: consume() only moves this reader on; the room is freed by
+   * release() (see the header). `from`: where to start reading (a position
+   * a reader had), TAIL by default.
+   */
+  constructor(
+    buffer: SharedArrayBuffer,
+    private readonly retain = false,
+    from?: number,
+  ) {
+    super(buffer);
+    this.cursor = from ?? Atomics.load(this.control, TAIL);
+  }
+
+  /** Bytes written and not yet read by this reader. */
+  private unread(): number {
+    return (Atomics.load(this.control, HEAD) - this.cursor) >>> 0;
+  }
+
   /** The next record (a reader at its first byte, and its length), or null when the ring is empty. */
   peek(): RecordReader | null {
     for (;;) {
-      if (this.used() === 0) return null;
-      const tail = Atomics.load(this.control, TAIL);
-      const offset = tail & this.mask;
+      if (this.unread() === 0) return null;
+      const offset = this.cursor & this.mask;
       const length = this.view.getUint32(offset, true);
       if (length !== PAD) return new RecordReader(this.bytes, this.view, offset + 4);
-      Atomics.store(this.control, TAIL, (tail + this.capacity - offset) | 0);
+      this.moveTo((this.cursor + this.capacity - offset) | 0);
     }
   }
 
-  /** Frees the record peek() returned: its room goes back to the writer. */
+  /** Moves past the record peek() returned: its room goes back to the writer, unless this reader retains. */
   consume(): void {
-    const tail = Atomics.load(this.control, TAIL);
-    const length = this.view.getUint32(tail & this.mask, true);
-    Atomics.store(this.control, TAIL, (tail + 4 + align4(length)) | 0);
+    const length = this.view.getUint32(this.cursor & this.mask, true);
+    this.moveTo((this.cursor + 4 + align4(length)) | 0);
+  }
+
+  /** The next record's bytes, copied (as RecordBuffer.encode would have made them), and moves past it; null when empty. */
+  take(): Uint8Array | null {
+    const reader = this.peek();
+    if (reader === null) return null;
+    const length = this.view.getUint32(this.cursor & this.mask, true);
+    const copy = Uint8Array.prototype.slice.call(this.bytes, reader.at, reader.at + length) as Uint8Array;
+    this.consume();
+    return copy;
+  }
+
+  /** Where this reader is: a position for release(). */
+  get position(): number {
+    return this.cursor;
+  }
+
+  /** Frees the room up to `position` (a value of `position` this reader had). */
+  release(position: number): void {
+    Atomics.store(this.control, TAIL, position);
     if (Atomics.load(this.control, WAITING) === 1 && this.capacity - this.used() >= Atomics.load(this.control, WANTED)) Atomics.notify(this.control, TAIL);
+  }
+
+  private moveTo(position: number): void {
+    this.cursor = position;
+    if (!this.retain) this.release(position);
   }
 
   /**
@@ -320,7 +369,7 @@ export class RingReader extends RingMemory {
    */
   sleepIfEmpty(): boolean {
     Atomics.store(this.control, SLEEPING, 1);
-    if (this.used() === 0) return true;
+    if (this.unread() === 0) return true;
     // A record came in before the flag was seen: take the flag back, unless the writer already
     // claimed it (then a wake-up message is on its way; reading now is still right).
     Atomics.compareExchange(this.control, SLEEPING, 1, 0);

@@ -20,10 +20,9 @@
  * flush()/close() and at most a few milliseconds behind otherwise.
  *
  * Records whose evaluator is not a loaded bundle (no `bundle` ref) are
- * dropped/masked here and sent masked. If the worker dies, what it had not
- * confirmed is reported and counted (events it had not processed as
- * internal errors, events its sinks still held as dropped by them), and
- * later records are processed in-thread, so nothing more is lost.
+ * dropped/masked here and sent masked. If the worker dies, a new one takes
+ * over with every event the dead one had not settled (RESTART_DELAYS_MS
+ * below says how, and when it is given up on).
  */
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -31,7 +30,7 @@ import type { BundleRef, DecisionRecord, RequestOutcome } from "../../types";
 import { DecisionLogError, messageOf } from "../core/errors";
 import { formatTimestamp, type EventSource } from "../core/event";
 import { CommitWaiters, DEFAULT_COMMIT_TIMEOUT_MS, notDurable } from "./durable";
-import type { DecisionLogHealth, DecisionLogStats, LogCore } from "../core/types";
+import type { DecisionLogHealth, DecisionLogStats, LogCore, SinkStats } from "../core/types";
 import { createLocalDecisionLog, RecordQueue, type QueuedRecord } from "./in-thread";
 import { maskAndDrop, type MaskOptions } from "../core/mask";
 import { sinkNames, snapshotRecord, zeroCounts, type SinkConfig } from "./steps";
@@ -39,7 +38,7 @@ import type { ErrorReporter } from "../sinks/sink";
 import { openForAppend, outcomeRowOf } from "../store/sqlite-store";
 import { STORE_SINKS } from "../sinks/store-sink";
 import type { WorkerInit } from "./worker";
-import { allocateRing, RecordBuffer, RingWriter } from "./ring";
+import { allocateRing, RecordBuffer, RingReader, RingWriter } from "./ring";
 import { EventRecords, WorkerStats, type EncodedEvent, type FromWorker, type ToWorker } from "./worker-protocol";
 
 /** Bundles the worker keeps loaded (hot reloads are rare; older ones are released and re-sent if needed). */
@@ -66,8 +65,36 @@ const WAKE_EVERY_MS = 10;
 const WAKE_AT_EVENTS = 256;
 
 /**
- * `ringBytes` and `onWorker` are for tests: a small ring to fill, and the
- * worker thread itself, to make it fail as a crash would (terminate()).
+ * A worker that dies (a crash, the OOM killer's kin, exit) is restarted:
+ * after RESTART_DELAYS_MS[k] for the k-th death in a row (a worker that ran
+ * STABLE_MS resets the count), with every event it had not settled
+ * replayed to the new one in the order recorded (what the ring kept and the
+ * messages kept here: worker.ts), so nothing is lost, and the store keeps
+ * the first row of each decision id, so nothing is stored twice. A
+ * durable() waiting meanwhile is answered by the new worker's commit
+ * (unless the dead one had dropped events since its last confirmed
+ * commit: then "not durable", as it would have said). After
+ * RESTART_DELAYS_MS.length deaths in a row the worker is given up on: what
+ * it had not settled is counted lost, and later records are processed
+ * in-thread.
+ */
+const RESTART_DELAYS_MS = [100, 200, 400, 800, 1600];
+const STABLE_MS = 60_000;
+
+/** One worker thread and what it shares with this thread. */
+interface Generation {
+  worker: Worker;
+  ringBuffer: SharedArrayBuffer;
+  ring: RingWriter;
+  shared: WorkerStats;
+  /** Events sent before this worker started: its n-th event is event `base + n` of the log. */
+  base: number;
+  startedAt: number;
+}
+
+/**
+ * `ringBytes` and `onWorker` are for tests: a small ring to fill, and each
+ * worker thread as it starts, to make it fail as a crash would (terminate()).
  */
 export function createWorkerDecisionLog(
   config: SinkConfig,
@@ -80,67 +107,178 @@ export function createWorkerDecisionLog(
   // Open the store here first, so a bad path or a broken file fails createDecisionLog as it does in-thread.
   if (config.db !== undefined) openForAppend(typeof config.db === "string" ? config.db : config.db.file).close();
   const names = sinkNames(config);
-  const buffer = WorkerStats.allocate(names.length);
-  const shared = new WorkerStats(buffer, names.length);
-  const ringBuffer = allocateRing(ringBytes);
-  const ring = new RingWriter(ringBuffer);
-  const init: WorkerInit = { config, source, maskOptions, stats: buffer, ring: ringBuffer };
-  const worker = new Worker(workerEntry(), { workerData: init, execArgv: workerExecArgv() });
-  // Like the sinks' timers: the log must not keep a finished process alive; shutdown calls close().
-  worker.unref();
 
   const mine = zeroCounts(); // outcomes decided on this thread (snapshot failures, foreign evaluators, after close)
   const queue = new RecordQueue(drain);
-  const loaded = new Set<string>(); // bundle keys the worker holds, oldest first (keys only: old bundles' bytes can go)
-  const waiting = new Map<number, () => void>();
+  const loaded = new Set<string>(); // bundle keys the current worker holds, oldest first
+  /** Bytes of the bundles a replay may need: the loaded ones, and released ones until the events before their release are settled. */
+  const bundleBytes = new Map<string, { bytes: Uint8Array; releasedAt?: number }>();
+  const waiting = new Map<number, { type: "flush" | "close"; resolve: () => void }>();
   let recorded = 0;
-  let sent = 0; // events written to the ring or posted
-  let lost = 0; // events the worker had not finished when it failed
-  let abandoned = names.map(() => 0); // per sink: events the failed worker's sink still held, counted as dropped
+  let sent = 0; // events written to the ring or posted: event n of the log is the n-th sent
+  let lost = 0; // events a worker given up on had not settled
+  /** What dead workers settled: their counts and their sinks' (the store's rows they held unsettled as dropped). */
+  const past = { counts: zeroCounts(), sinks: names.map(() => ({ written: 0, pending: 0, dropped: 0, failures: 0, duplicates: 0 })) };
+  /** Events the last dead worker settled (replays start after them). */
+  let settledAtDeath = 0;
   let lateDrops = 0; // records after close
   let lateOutcomes = 0; // outcomes after close (only the store's sink takes outcomes)
   let nextId = 0;
   let unannounced = 0; // events written to the ring since the worker was last woken
   let wakeTimer: NodeJS.Timeout | undefined;
   let overflow: Uint8Array[] = []; // events for the next `events` message
+  /** Posted `events` messages not yet settled (events from+1..from+records.length), kept for a replay. */
+  let kept: Array<{ from: number; records: Uint8Array[] }> = [];
   // Events sent by message, counted up to here: until the worker has finished them, later events go by
   // message too, so the worker takes every event in the order it was recorded.
   let messagesUntil = 0;
-  let state: "running" | "failed" | "closed" = "running";
-  let fallback: LogCore | undefined; // in-thread processing after a worker failure
+  let state: "running" | "restarting" | "failed" | "closed" = "running";
+  let deathsInARow = 0;
+  let restarts = 0;
+  let lastDeath: { at: string; reason: string } | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let fallback: LogCore | undefined; // in-thread processing after the worker was given up on
   const commits = new CommitWaiters(() => post({ type: "commit", id: nextId++ }), config.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS);
+  /** The store's dropped count when the last commit was confirmed: a death with more dropped since fails the waiting durable() calls. */
+  let droppedAtLastOk = 0;
   let lastStoreError: string | undefined; // the store's last write failure, for health()
+  const storeIndex = names.findIndex((name) => STORE_SINKS.includes(name));
 
-  worker.on("message", (message: FromWorker) => {
-    if (message.type === "error") {
-      if (message.code === "sqlite_write_failed" || message.code === "postgres_write_failed") lastStoreError = message.message;
-      onError(new DecisionLogError(message.code as DecisionLogError["code"], message.message));
-    } else if (message.type === "committed") {
-      commits.answered(message.upTo, message.ok ? { ok: true } : { ok: false, reason: message.reason ?? "not committed" });
-    } else settle(message.id);
-  });
-  worker.on("error", (err) => fail(messageOf(err)));
-  worker.on("exit", (code) => {
-    if (state === "running") fail(`exited with code ${code}`);
-  });
-  onWorker?.(worker);
+  let gen: Generation = start(0);
 
-  function fail(reason: string): void {
-    if (state !== "running") return;
-    state = "failed";
-    // What the worker last reported is all that is known: events it had not processed, and events its
-    // sinks held, are not confirmed written (a crash between a commit and its report leaves the store
-    // holding a few more than `written` says).
-    lost = sent - shared.processed();
-    abandoned = names.map((name, n) => shared.sink(n, name).pending);
-    overflow = [];
-    const held = names.map((name, n) => `${name} ${abandoned[n]}`).join(", ");
+  function start(base: number): Generation {
+    const statsBuffer = WorkerStats.allocate(names.length);
+    const ringBuffer = allocateRing(ringBytes);
+    const init: WorkerInit = { config, source, maskOptions, stats: statsBuffer, ring: ringBuffer };
+    const worker = new Worker(workerEntry(), { workerData: init, execArgv: workerExecArgv() });
+    // Like the sinks' timers: the log must not keep a finished process alive; shutdown calls close().
+    worker.unref();
+    const started: Generation = {
+      worker,
+      ringBuffer,
+      ring: new RingWriter(ringBuffer),
+      shared: new WorkerStats(statsBuffer, names.length),
+      base,
+      startedAt: Date.now(),
+    };
+    let failure: string | undefined;
+    worker.on("message", (message: FromWorker) => {
+      if (started !== gen) return;
+      if (message.type === "error") {
+        if (message.code === "sqlite_write_failed" || message.code === "postgres_write_failed") lastStoreError = message.message;
+        onError(new DecisionLogError(message.code as DecisionLogError["code"], message.message));
+      } else if (message.type === "committed") {
+        if (message.ok && storeIndex >= 0) droppedAtLastOk = started.shared.sink(storeIndex, names[storeIndex]).dropped;
+        commits.answered(base + message.upTo, message.ok ? { ok: true } : { ok: false, reason: message.reason ?? "not committed" });
+      } else settle(message.id);
+    });
+    // The thread is gone only at `exit` (an uncaught error comes first): what it settled is final then.
+    worker.on("error", (err) => void (failure ??= messageOf(err)));
+    worker.on("exit", (code) => {
+      if (started === gen && state === "running") died(started, failure ?? `exited with code ${code}`);
+    });
+    onWorker?.(worker);
+    return started;
+  }
+
+  /** The worker died: keep what it settled, gather what it did not, and restart it (or give up on it). */
+  function died(dead: Generation, reason: string): void {
+    const settled = dead.shared.settled();
+    const from = dead.base + settled.seq;
+    for (const k of Object.keys(past.counts) as Array<keyof typeof past.counts>) past.counts[k] += settled.counts[k];
+    let droppedSinceOk = false;
+    names.forEach((name, n) => {
+      const s = dead.shared.sink(n, name);
+      const p = past.sinks[n];
+      p.written += s.written;
+      p.failures += s.failures;
+      p.duplicates += s.duplicates ?? 0;
+      if (n === storeIndex) {
+        // Rows of settled events still in its queue (released past the bound, KEEP_AT_MOST) are lost with it.
+        const heldSettled = Math.max(0, settled.storeRows - (s.written + (s.duplicates ?? 0) + s.dropped));
+        p.dropped += s.dropped + heldSettled;
+        droppedSinceOk = s.dropped + heldSettled > droppedAtLastOk;
+      } else p.dropped += s.dropped + s.pending;
+    });
+    droppedAtLastOk = 0;
+    const replay = unsettled(dead, from, settled.ring);
+    // The new worker's first event is the replay's first (equal to `from` unless events were missing, counted lost).
+    settledAtDeath = sent - overflow.length - replay.length;
+    kept = replay.length > 0 ? [{ from: settledAtDeath, records: replay }] : [];
+    for (const [key, b] of bundleBytes) if (b.releasedAt !== undefined && b.releasedAt <= settledAtDeath) bundleBytes.delete(key);
+    if (droppedSinceOk) commits.failAll(`decision log worker ${reason}, after events were dropped that may include the caller's`);
+    lastDeath = { at: new Date().toISOString(), reason };
+    deathsInARow = Date.now() - dead.startedAt >= STABLE_MS ? 1 : deathsInARow + 1;
+    if (deathsInARow > RESTART_DELAYS_MS.length) return giveUp(reason);
+    const delay = RESTART_DELAYS_MS[deathsInARow - 1];
+    state = "restarting";
     onError(
       new DecisionLogError(
         "log_worker_failed",
-        `decision log worker ${reason}; not confirmed written: ${lost} events it had not processed (counted as internal errors)` +
-          (names.length > 0 ? ` and the events its sinks held (counted as dropped: ${held})` : "") +
-          "; later ones are processed in-thread",
+        `decision log worker ${reason}; restarting it in ${delay} ms (${deathsInARow} of ${RESTART_DELAYS_MS.length} in a row), ` +
+          `replaying the ${replay.length} events it had not settled`,
+      ),
+    );
+    restartTimer = setTimeout(restart, delay);
+    restartTimer.unref();
+  }
+
+  /** The events after `from` in the order sent: from the dead worker's ring (kept past its settled point) and the kept messages. */
+  function unsettled(dead: Generation, from: number, ringAt: number): Uint8Array[] {
+    const reader = new RingReader(dead.ringBuffer, true, ringAt);
+    const posted = sent - overflow.length; // the overflow is not posted yet: it follows the replay as it is
+    const out: Uint8Array[] = [];
+    let m = 0;
+    for (let seq = from + 1; seq <= posted; seq++) {
+      while (m < kept.length && kept[m].from + kept[m].records.length < seq) m++;
+      const message = kept[m];
+      const record = message && message.from < seq ? message.records[seq - message.from - 1] : reader.take();
+      if (record) {
+        out.push(record);
+        continue;
+      }
+      // Every event sent is in one or the other until settled: a gap is a bug, counted and reported, never
+      // thrown (this runs in the worker's exit handler).
+      const missing = posted - seq + 1;
+      lost += missing;
+      onError(new DecisionLogError("log_worker_failed", `${missing} events of the dead worker could not be found to replay (counted as internal errors)`));
+      break;
+    }
+    return out;
+  }
+
+  function restart(): void {
+    restartTimer = undefined;
+    if (state !== "restarting") return;
+    gen = start(settledAtDeath);
+    state = "running";
+    restarts++;
+    loaded.clear();
+    for (const [key, b] of bundleBytes) {
+      post({ type: "bundle", key, bytes: b.bytes });
+      if (b.releasedAt === undefined) loaded.add(key);
+    }
+    const replayed = kept[0]?.records.length ?? 0;
+    if (replayed > 0) post({ type: "events", records: kept[0].records });
+    for (const [key, b] of bundleBytes) if (b.releasedAt !== undefined) post({ type: "release", key }); // needed by the replay only
+    messagesUntil = settledAtDeath + replayed;
+    postOverflow();
+    for (const [id, { type }] of waiting) post({ type, id });
+    commits.retry();
+    onError(new DecisionLogError("log_worker_restarted", `decision log worker restarted (restart ${restarts}); ${replayed} events replayed to it`));
+  }
+
+  /** Too many deaths in a row: what the last worker had not settled is lost (counted), later records go in-thread. */
+  function giveUp(reason: string): void {
+    state = "failed";
+    lost += sent - settledAtDeath;
+    overflow = [];
+    kept = [];
+    onError(
+      new DecisionLogError(
+        "log_worker_failed",
+        `decision log worker ${reason}, its ${deathsInARow}th death in a row: not restarted again; ${sent - settledAtDeath} events it had not settled ` +
+          `are lost (counted as internal errors); later ones are processed in-thread`,
       ),
     );
     fallback = createLocalDecisionLog(config, source, maskOptions, onError);
@@ -150,18 +288,27 @@ export function createWorkerDecisionLog(
     }
     queue.done();
     for (const id of [...waiting.keys()]) settle(id);
-    // Whether the worker committed them before it died is not known for sure: not durable.
     commits.failAll(`decision log worker ${reason}`);
   }
 
   function settle(id: number): void {
-    const resolve = waiting.get(id);
+    const entry = waiting.get(id);
     waiting.delete(id);
-    resolve?.();
+    entry?.resolve();
   }
 
   function post(message: ToWorker): void {
-    worker.postMessage(message);
+    if (state === "running" || state === "closed") gen.worker.postMessage(message);
+  }
+
+  /** Events of the current worker and before it that are settled. */
+  function settledNow(): number {
+    return state === "running" || state === "closed" ? gen.base + gen.shared.settled().seq : settledAtDeath;
+  }
+
+  /** Events finished by the current worker and those before it. */
+  function processedNow(): number {
+    return state === "running" || state === "closed" ? gen.base + gen.shared.processed() : settledAtDeath;
   }
 
   /** The worker's key for the record's bundle, sending the bytes the first time. */
@@ -171,25 +318,37 @@ export function createWorkerDecisionLog(
       postOverflow(); // events for the bundle about to be released go first (the ring's are read before any message)
       const oldest = loaded.values().next().value as string;
       loaded.delete(oldest);
+      const b = bundleBytes.get(oldest);
+      if (b) b.releasedAt = sent;
       post({ type: "release", key: oldest });
     }
     loaded.add(bundle.key);
+    bundleBytes.set(bundle.key, { bytes: bundle.bytes });
     post({ type: "bundle", key: bundle.key, bytes: bundle.bytes });
     return bundle.key;
   }
 
   function drain(): void {
-    // Nothing is queued unless running: fail() hands the queue to the fallback, close() drains first.
+    // Nothing is queued once failed: giveUp() hands the queue to the fallback; close() drains first.
     const batch = queue.take();
     try {
-      if (batch.length === 0 || state !== "running") return;
+      if (batch.length === 0 || state === "failed" || state === "closed") return;
       write(batch);
     } finally {
       queue.done(); // every record is in the ring or encoded for a message: the binary inputs' copies are free
     }
     postOverflow();
+    forgetSettled();
     if (unannounced >= WAKE_AT_EVENTS) wake();
     else if (unannounced > 0) wakeTimer ??= setTimeout(wake, WAKE_EVERY_MS).unref();
+  }
+
+  /** Kept messages and released bundles the worker has settled are not needed for a replay any more. */
+  function forgetSettled(): void {
+    if (kept.length === 0 && bundleBytes.size === loaded.size) return; // nothing kept beyond what the worker holds
+    const settled = settledNow();
+    while (kept.length > 0 && kept[0].from + kept[0].records.length <= settled) kept.shift();
+    for (const [key, b] of bundleBytes) if (b.releasedAt !== undefined && b.releasedAt <= settled) bundleBytes.delete(key);
   }
 
   /** Each record of a batch into the ring (or the next message) as its parts or its snapshot. */
@@ -237,10 +396,14 @@ export function createWorkerDecisionLog(
     }
   }
 
-  /** Into the ring, or into the next `events` message when it does not fit, the ring stays full, or messages are ahead of it. */
+  /**
+   * Into the ring, or into the next `events` message when it does not fit,
+   * the ring stays full, messages are ahead of it, or the worker is being
+   * restarted (the message waits for the new one).
+   */
   function send(event: EncodedEvent): void {
     sent++;
-    if (overflow.length === 0 && shared.processed() >= messagesUntil && writeToRing(event)) {
+    if (overflow.length === 0 && state === "running" && processedNow() >= messagesUntil && writeToRing(event)) {
       unannounced++;
       return;
     }
@@ -248,6 +411,7 @@ export function createWorkerDecisionLog(
   }
 
   function writeToRing(event: EncodedEvent): boolean {
+    const ring = gen.ring;
     if (ring.write(event.bound, event.fill)) return true;
     if (event.bound > ring.maxRecord) return false;
     // Full: the worker is behind. Wake it if it sleeps between wake-ups, and wait for room.
@@ -262,6 +426,7 @@ export function createWorkerDecisionLog(
 
   function postOverflow(): void {
     if (overflow.length === 0 || state !== "running") return;
+    kept.push({ from: sent - overflow.length, records: overflow });
     post({ type: "events", records: overflow });
     overflow = [];
     messagesUntil = sent;
@@ -271,15 +436,15 @@ export function createWorkerDecisionLog(
     if (wakeTimer) clearTimeout(wakeTimer);
     wakeTimer = undefined;
     unannounced = 0;
-    if (state === "running" && ring.claimWake()) post({ type: "wake" });
+    if (state === "running" && gen.ring.claimWake()) post({ type: "wake" });
   }
 
   function request(type: "flush" | "close"): Promise<void> {
-    if (state !== "running") return Promise.resolve();
+    if (state === "failed" || state === "closed") return Promise.resolve();
     const id = nextId++;
     return new Promise((resolve) => {
-      waiting.set(id, resolve);
-      post({ type, id });
+      waiting.set(id, { type, resolve });
+      post({ type, id }); // while restarting: posted to the new worker when it starts
     });
   }
 
@@ -319,12 +484,27 @@ export function createWorkerDecisionLog(
     },
     health(): DecisionLogHealth {
       const theirs = fallback?.health();
-      if (theirs && !theirs.persisting) return theirs;
-      const since = shared.failingSince();
-      if (state === "failed" || since === 0) return { persisting: true };
-      return { persisting: false, failingSince: new Date(since).toISOString(), error: lastStoreError ?? "the decision store cannot be written" };
+      const worker =
+        restarts > 0 || lastDeath
+          ? {
+              worker: {
+                state: state === "failed" ? ("in-thread" as const) : state === "restarting" ? ("restarting" as const) : ("running" as const),
+                restarts,
+                lastFailure: lastDeath,
+              },
+            }
+          : {};
+      if (theirs && !theirs.persisting) return { ...theirs, ...worker };
+      const since = state === "running" || state === "closed" ? gen.shared.failingSince() : 0;
+      if (since === 0) return { persisting: true, ...worker };
+      return { persisting: false, failingSince: new Date(since).toISOString(), error: lastStoreError ?? "the decision store cannot be written", ...worker };
     },
     async close(): Promise<void> {
+      if (state === "restarting") {
+        // Closing now: start the new worker at once, so what the dead one left is written before the close.
+        clearTimeout(restartTimer);
+        restart();
+      }
       drain();
       if (wakeTimer) clearTimeout(wakeTimer);
       const closed = request("close");
@@ -334,13 +514,21 @@ export function createWorkerDecisionLog(
       await fallback?.close();
     },
     stats(): DecisionLogStats {
-      const theirs = shared.counts();
+      const live = state === "running" || state === "closed";
+      const theirs = live ? gen.shared.counts() : zeroCounts();
       const local = fallback?.stats();
-      const sum = (k: keyof typeof mine): number => mine[k] + theirs[k] + (local?.[k] ?? 0);
+      const sum = (k: keyof typeof mine): number => mine[k] + past.counts[k] + theirs[k] + (local?.[k] ?? 0);
       const sinks = Object.fromEntries(
         names.map((name, n) => {
-          const reported = shared.sink(n, name);
-          const s = { ...reported, pending: reported.pending - abandoned[n], dropped: reported.dropped + abandoned[n] };
+          const reported = live ? gen.shared.sink(n, name) : { written: 0, pending: 0, dropped: 0, failures: 0, duplicates: 0 };
+          const p = past.sinks[n];
+          const s: SinkStats & { duplicates?: number } = {
+            written: reported.written + p.written,
+            pending: reported.pending,
+            dropped: reported.dropped + p.dropped,
+            failures: reported.failures + p.failures,
+          };
+          if (reported.duplicates !== undefined) s.duplicates = reported.duplicates + p.duplicates;
           const f = local?.sinks[name];
           const merged = f
             ? { ...s, written: s.written + f.written, pending: s.pending + f.pending, dropped: s.dropped + f.dropped, failures: s.failures + f.failures }
@@ -348,7 +536,7 @@ export function createWorkerDecisionLog(
           return [name, { ...merged, dropped: merged.dropped + lateDrops + (STORE_SINKS.includes(name) ? lateOutcomes : 0) }];
         }),
       );
-      const inFlight = state === "failed" ? 0 : sent - shared.processed();
+      const inFlight = state === "failed" ? 0 : sent - processedNow();
       return {
         recorded,
         logged: sum("logged"),

@@ -36,9 +36,31 @@ export type FromWorker =
 
 const COUNTS = ["logged", "droppedByPolicy", "failSafe", "internalErrors", "outcomes"] as const;
 const SINK_FIELDS = ["written", "pending", "dropped", "failures", "duplicates"] as const;
-/** Slot 0: events the worker has finished (logged, dropped or failed); then COUNTS; then FAILING_SINCE; then SINK_FIELDS per sink. */
+/**
+ * Slot 0: events the worker has finished (logged, dropped or failed); then
+ * COUNTS; then FAILING_SINCE; then the settled point (SETTLED: events, the
+ * store's rows they made, and COUNTS as they were after them); then
+ * SINK_FIELDS per sink.
+ */
 const FAILING_SINCE = 1 + COUNTS.length;
-const HEADER = FAILING_SINCE + 1;
+const SETTLED = FAILING_SINCE + 1;
+const HEADER = SETTLED + 3 + COUNTS.length;
+
+/**
+ * How far the worker's work is settled: its first `seq` events are in the
+ * store (or were dropped there, counted) and their room in the ring is
+ * released; `storeRows` is how many rows they handed to the store's sink,
+ * `counts` the counters right after them, `ring` the ring's position after
+ * them (ring.ts RingReader.position: the ring's own TAIL may lag it, or
+ * lead it, for an instant). What a restart replays starts after `seq`
+ * (worker-log.ts).
+ */
+export interface Settled {
+  seq: number;
+  storeRows: number;
+  counts: LogCounts;
+  ring: number;
+}
 
 /**
  * The worker's counters in a SharedArrayBuffer: the worker writes, the
@@ -60,11 +82,21 @@ export class WorkerStats {
   }
 
   /** `failingSince`: when the store's writes started failing (ms since the epoch), 0 while they succeed. */
-  write(processed: number, counts: LogCounts, sinks: Array<SinkStats & { duplicates?: number }>, failingSince = 0): void {
+  write(
+    processed: number,
+    counts: LogCounts,
+    sinks: Array<SinkStats & { duplicates?: number }>,
+    failingSince = 0,
+    settled: Settled = { seq: 0, storeRows: 0, counts, ring: 0 },
+  ): void {
     Atomics.store(this.slots, 0, BigInt(processed));
     Atomics.notify(this.slots, 0);
     COUNTS.forEach((name, i) => Atomics.store(this.slots, 1 + i, BigInt(counts[name])));
     Atomics.store(this.slots, FAILING_SINCE, BigInt(failingSince));
+    Atomics.store(this.slots, SETTLED, BigInt(settled.seq));
+    Atomics.store(this.slots, SETTLED + 1, BigInt(settled.storeRows));
+    Atomics.store(this.slots, SETTLED + 2, BigInt(settled.ring));
+    COUNTS.forEach((name, i) => Atomics.store(this.slots, SETTLED + 3 + i, BigInt(settled.counts[name])));
     sinks.forEach((s, n) => SINK_FIELDS.forEach((f, i) => Atomics.store(this.slots, HEADER + n * SINK_FIELDS.length + i, BigInt(s[f] ?? 0))));
   }
 
@@ -78,7 +110,20 @@ export class WorkerStats {
   }
 
   counts(): LogCounts {
-    return Object.fromEntries(COUNTS.map((name, i) => [name, Number(Atomics.load(this.slots, 1 + i))])) as unknown as LogCounts;
+    return this.countsAt(1);
+  }
+
+  settled(): Settled {
+    return {
+      seq: Number(Atomics.load(this.slots, SETTLED)),
+      storeRows: Number(Atomics.load(this.slots, SETTLED + 1)),
+      ring: Number(Atomics.load(this.slots, SETTLED + 2)),
+      counts: this.countsAt(SETTLED + 3),
+    };
+  }
+
+  private countsAt(slot: number): LogCounts {
+    return Object.fromEntries(COUNTS.map((name, i) => [name, Number(Atomics.load(this.slots, slot + i))])) as unknown as LogCounts;
   }
 
   /** Sink `n`'s stats; `duplicates` only for the store's sink, the only one that counts them. */

@@ -18,6 +18,17 @@
  * memory (see WorkerStats) after every batch, every flush and every few
  * milliseconds, so stats() on the recording thread reads them without a
  * round trip.
+ *
+ * Events are kept for a restart until they are settled: the ring's room of
+ * an event is released only once the store has committed (or dropped,
+ * counted) every row of the events up to it, and the settled point goes to
+ * shared memory with the counters (Settled). If this thread dies, the
+ * recording thread replays what follows that point in a new worker
+ * (worker-log.ts); the store keeps the first row of a decision id, so a row
+ * committed just before the death is not stored twice. What is kept is
+ * bounded (KEEP_AT_MOST): a store that cannot keep up (or is down) does
+ * not make the ring fill with kept events; the events released unsettled
+ * then are what a death loses (counted).
  */
 import * as os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
@@ -32,7 +43,7 @@ import type { Sink } from "../sinks/sink";
 import type { OutcomeRow } from "../store/sqlite-store";
 import { storeOf } from "../sinks/store-sink";
 import { RecordBuffer, RingReader } from "./ring";
-import { EventRecords, WorkerStats, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
+import { EventRecords, WorkerStats, type Settled, type ShippedEvent, type ShippedRecord, type ToWorker, type FromWorker } from "./worker-protocol";
 
 export interface WorkerInit {
   config: SinkConfig;
@@ -95,6 +106,8 @@ const SLICE_EVENTS = 64;
  * (worker-log.ts: a full ring): nothing is dropped.
  */
 const WORKER_NICE = 10;
+/** The most of the ring kept for a restart (a fraction of it): the rest stays free for new events. */
+const KEEP_AT_MOST = 0.5;
 
 function main(): void {
   if (process.platform === "linux") {
@@ -114,20 +127,52 @@ function main(): void {
   const gate = new CommitGate(sinks);
   const store = storeOf(sinks);
   const stats = new WorkerStats(init.stats, sinks.length);
-  const ring = new RingReader(init.ring);
+  const ring = new RingReader(init.ring, true);
   const bundles = new Map<string, Promise<PolicyEvaluator>>();
   /** Loaded evaluators by key, so an event does not wait a microtask for an evaluator that is ready. */
   const ready = new Map<string, PolicyEvaluator>();
   let processed = 0;
   let committing: Promise<CommitVerdict> = Promise.resolve({ ok: true });
+  const keepAtMost = Math.floor((init.ring.byteLength - 64) * KEEP_AT_MOST);
+  /** Points not settled yet, oldest first; `settled` is the last one that is. */
+  const marks: Settled[] = [];
+  let settled: Settled = { seq: 0, storeRows: 0, counts: { ...processor.counts }, ring: ring.position };
 
-  const publish = (): void =>
+  /** Rows the store's sink was ever handed (each is written, a duplicate, pending or dropped). */
+  const storeRows = (): number => {
+    const s = store?.stats();
+    return s ? s.written + s.duplicates + s.pending + s.dropped : 0;
+  };
+
+  function mark(): void {
+    if (processed === (marks.at(-1) ?? settled).seq) return;
+    marks.push({ seq: processed, storeRows: storeRows(), counts: { ...processor.counts }, ring: ring.position });
+  }
+
+  /** Moves the settled point past every mark whose rows are all out of the store's queue; past the bound, past older ones too. */
+  function settle(): boolean {
+    const s = store?.stats();
+    const done = s ? s.written + s.duplicates + s.dropped : Infinity;
+    let moved = false;
+    while (marks.length > 0 && (marks[0].storeRows <= done || (ring.position - settled.ring) >>> 0 > keepAtMost)) {
+      settled = marks.shift()!;
+      moved = true;
+    }
+    return moved;
+  }
+
+  const publish = (): void => {
+    const moved = settle();
     stats.write(
       processed,
       processor.counts,
       sinks.map((s) => s.stats()),
       store?.failure()?.since ?? 0,
+      settled,
     );
+    // After the settled point is in shared memory: what is released is never needed again.
+    if (moved) ring.release(settled.ring);
+  };
   const timer = setInterval(publish, PUBLISH_EVERY_MS);
 
   async function handle(message: ToWorker): Promise<void> {
@@ -147,6 +192,7 @@ function main(): void {
       case "events":
         await readRing("all");
         for (const record of message.records) await processEvent(EventRecords.read(RecordBuffer.reader(record)));
+        mark();
         publish();
         return;
       case "flush":
@@ -205,15 +251,18 @@ function main(): void {
       ring.consume();
       await processEvent(event);
       if (++unpublished >= PUBLISH_EVERY_EVENTS) {
+        mark();
         publish();
         unpublished = 0;
       }
       // After the sinks' own immediate writes (queued before this one, so they run first).
       if (++inSlice >= SLICE_EVENTS) {
         inSlice = 0;
+        mark();
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
+    mark();
     publish();
   }
 

@@ -127,7 +127,7 @@ export class PgRun {
   private ended = false;
   private retaking: Promise<void> | undefined;
   private readonly checkTimer: NodeJS.Timeout;
-  private checking = false;
+  private checking: Promise<void> | undefined;
 
   private constructor(
     private readonly url: string,
@@ -138,7 +138,9 @@ export class PgRun {
     private readonly timing: LeaseTiming,
   ) {
     this.watch(client);
-    this.checkTimer = setInterval(() => void this.check(), timing.checkMs).unref();
+    this.checkTimer = setInterval(() => {
+      this.checking ??= this.check().finally(() => (this.checking = undefined));
+    }, timing.checkMs).unref();
   }
 
   /** Checks the store (checkLogStore), takes the run's lease, records its start and finds the interrupted runs. */
@@ -206,6 +208,7 @@ export class PgRun {
   async end(counts?: { written: number; lost: number }): Promise<void> {
     this.ended = true; // no retake from here on: the lease ends on purpose
     clearInterval(this.checkTimer);
+    await this.checking; // one query at a time on the lease connection
     await this.retaking;
     const client = this.client;
     client.removeAllListeners("error").on("error", () => undefined);
@@ -244,8 +247,7 @@ export class PgRun {
    * unnoticed for as long as the OS keeps a dead socket (hours).
    */
   private async check(): Promise<void> {
-    if (this.ended || !this.leaseHeld || this.checking) return;
-    this.checking = true;
+    if (this.ended || !this.leaseHeld) return;
     const client = this.client;
     try {
       const { hi, lo } = lockParts(leaseKey(this.run.runId));
@@ -258,8 +260,6 @@ export class PgRun {
       if (!rows[0].held) this.lost(client, "the session no longer holds it");
     } catch (err) {
       this.lost(client, `its check failed: ${messageOf(err)}`);
-    } finally {
-      this.checking = false;
     }
   }
 

@@ -207,3 +207,32 @@ test("capacities that are not a power of two are refused", () => {
   expect(() => allocateRing(1000)).toThrow(/power of two/);
   expect(() => allocateRing(32)).toThrow(/power of two/);
 });
+
+test("a retaining reader frees room only where it releases; another reader reads the kept records again from there, as they went in", () => {
+  const buffer = allocateRing(4096);
+  const writer = new RingWriter(buffer);
+  const reader = new RingReader(buffer, true);
+  let next = 0;
+  let settledAt = reader.position;
+  let taken = 0;
+  // Many wraps: read everything, release up to the record before last each time.
+  while (next < 500) {
+    while (next < 500 && writer.write(bound(sample(next)), fill(sample(next)))) next++;
+    let before = reader.position;
+    for (let r = reader.peek(); r !== null; r = reader.peek()) {
+      expect(read(r)).toEqual(sample(taken++));
+      before = reader.position;
+      reader.consume();
+    }
+    // Nothing read is freed until released: the writer still has no room for what it refused.
+    if (next < 500) expect(writer.write(bound(sample(next)), fill(sample(next)))).toBe(false);
+    settledAt = before; // the last record read stays kept
+    reader.release(settledAt);
+  }
+  // The last record read is kept: a new reader from the settled position reads it, and only it.
+  const again = new RingReader(buffer, false, settledAt);
+  const kept = again.take();
+  expect(kept).not.toBeNull();
+  expect(read(RecordBuffer.reader(kept!))).toEqual(sample(499));
+  expect(again.take()).toBeNull();
+});

@@ -12,7 +12,9 @@ import { createDecisionLog } from "../../../pdp/log";
 import { queryDecisions } from "../../../pdp/log/store/query";
 import { createWorkerDecisionLog } from "../../../pdp/log/pipelines/worker-log";
 import { openForRead } from "../../../pdp/log/store/sqlite-store";
+import { clonePgDatabase } from "../../db/contract/backends";
 import { bundleOf, capturingLogger, DECISION_REGO, member } from "../fixtures";
+import { ownerQuery } from "./backends";
 import { tempDir } from "./fixtures";
 
 const ERASE_ACTION = `package system.log
@@ -202,26 +204,37 @@ describe("when the worker thread dies", () => {
   const source = { instanceId: "i-1", version: "0.0.0", labels: {}, bundleName: "portcullis" };
   const maskOptions = { maskEntrypoint: "system/log/mask", dropEntrypoint: "system/log/drop" };
 
-  /** `holdWrites`: the SQLite sink commits only at flush or close, so what it holds at a crash is known. */
-  function crashable(file: string, holdWrites = false) {
+  /**
+   * `holdWrites`: the SQLite sink commits only at flush, durable() or close, so what it holds at a crash is
+   * known. `dies(worker, n)`: called with each worker as it starts (n from 0), to make the new ones die too.
+   */
+  function crashable(file: string | { postgres: string }, holdWrites = false, dies?: (worker: Worker, n: number) => void) {
     const errors: Array<{ code: string; message: string }> = [];
-    let worker: Worker | undefined;
-    const db = holdWrites ? { file, flushIntervalMs: 60_000, batchSize: 100_000 } : file;
+    const workers: Worker[] = [];
+    const hold = holdWrites ? { flushIntervalMs: 60_000, batchSize: 100_000 } : {};
     const log = createWorkerDecisionLog(
-      { db },
+      {
+        ...(typeof file === "string" ? { db: { file, ...hold } } : { postgres: { url: file.postgres, runId: "worker-restart", ...hold } }),
+        // A new worker started from TypeScript sources compiles them first: slow on a loaded machine, and not what is tested.
+        commitTimeoutMs: 60_000,
+      },
       source,
       maskOptions,
       (e) => void errors.push({ code: e.code, message: e.message }),
       undefined,
-      (w) => (worker = w),
+      (w) => {
+        workers.push(w);
+        dies?.(w, workers.length - 1);
+      },
     );
-    // terminate() stops the thread as a crash would: no flush, no close, whatever it held is gone.
+    // terminate() stops the thread as a crash would: no flush, no close, whatever it held in its memory is gone.
     const crash = async () => {
-      const exited = new Promise((resolve) => worker!.once("exit", resolve));
-      await worker!.terminate();
+      const worker = workers.at(-1)!;
+      const exited = new Promise((resolve) => worker.once("exit", resolve));
+      await worker.terminate();
       await exited;
     };
-    return { log, errors, crash };
+    return { log, errors, crash, workers };
   }
 
   function rows(file: string): string[] {
@@ -231,63 +244,111 @@ describe("when the worker thread dies", () => {
     return ids;
   }
 
-  test("after a flush: nothing is lost, the failure is reported, and later decisions are logged in-thread", async () => {
+  const id = (prefix: string, i: number): string => `${prefix}-${String(i).padStart(3, "0")}`;
+
+  test("after a flush: a new worker takes over, the death and the restart are reported and in health(), later decisions are stored by it", async () => {
     const file = path.join(tempDir(), "decisions.db");
-    const { log, errors, crash } = crashable(file);
+    const { log, errors, crash, workers } = crashable(file);
     const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
     const engine = await Engine.load(bundleOf(), "test");
-    const ids = Array.from({ length: 50 }, (_, i) => decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
+    const ids = Array.from({ length: 50 }, (_, i) => decide(engine, deps, member(), { decisionId: id("d", i) }).decisionId);
     await log.flush();
     await crash();
+    expect(log.health()).toEqual({
+      persisting: true,
+      worker: { state: "restarting", restarts: 0, lastFailure: { at: expect.any(String), reason: "exited with code 1" } },
+    });
+    for (let i = 50; i < 80; i++) ids.push(decide(engine, deps, member(), { decisionId: id("d", i) }).decisionId);
+    await log.flush(); // answered by the new worker
+    expect(workers).toHaveLength(2);
     expect(errors).toEqual([
-      {
-        code: "log_worker_failed",
-        message: expect.stringContaining(
-          "not confirmed written: 0 events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite 0)",
-        ),
-      },
+      { code: "log_worker_failed", message: expect.stringMatching(/exited with code 1; restarting it in 100 ms \(1 of 5 in a row\), replaying the 0 events/) },
+      { code: "log_worker_restarted", message: expect.stringContaining("restart 1") },
     ]);
-    for (let i = 50; i < 80; i++) ids.push(decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` }).decisionId);
-    await log.flush();
+    expect(log.health()).toEqual({ persisting: true, worker: { state: "running", restarts: 1, lastFailure: expect.any(Object) } });
     expect(log.stats()).toEqual(expect.objectContaining({ recorded: 80, logged: 80, failSafe: 0, internalErrors: 0, queued: 0 }));
     expect(log.stats().sinks.sqlite).toEqual({ written: 80, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
     await log.close();
     expect(rows(file)).toEqual(ids);
   });
 
-  test("while it holds events: each record is accounted for once, none counted as written that the store lacks", async () => {
+  test("while it holds events: every decision recorded is stored exactly once and in order, every record accounted for, and a durable() waiting across the death is kept", async () => {
     const file = path.join(tempDir(), "decisions.db");
     const { log, errors, crash } = crashable(file, true);
     const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
     const engine = await Engine.load(bundleOf(), "test");
+    const ids: string[] = [];
     for (let i = 0; i < 600; i++) {
-      decide(engine, deps, member(), { decisionId: `d-${String(i).padStart(3, "0")}` });
+      ids.push(decide(engine, deps, member(), { decisionId: id("d", i) }).decisionId);
       if (i % 50 === 49) await new Promise(setImmediate);
     }
     // The worker has processed (and reported) some events, its sink holds them uncommitted, more wait in the ring.
     while (log.stats().logged < 100) await new Promise((resolve) => setTimeout(resolve, 1));
-    const flushing = log.flush();
     await crash();
-    await flushing; // a flush that waited for the dead worker settles
-    const after = Array.from({ length: 20 }, (_, i) => decide(engine, deps, member(), { decisionId: `e-${i}` }).decisionId);
+    expect(rows(file)).toEqual([]); // it had committed nothing
+    // Recorded while the new worker is not there yet: they wait for it, after the replay.
+    for (let i = 0; i < 20; i++) ids.push(decide(engine, deps, member(), { decisionId: id("e", i) }).decisionId);
+    await log.durable(); // every decision recorded before it is in the store, through the new worker
+    expect(rows(file)).toEqual(ids);
     await log.close();
 
+    expect(rows(file)).toEqual(ids);
     const stats = log.stats();
-    const sqlite = stats.sinks.sqlite!;
-    const unprocessed = stats.internalErrors;
-    const held = sqlite.dropped;
-    expect(held).toBeGreaterThanOrEqual(100);
-    expect(stats).toEqual(expect.objectContaining({ recorded: 620, logged: 620 - unprocessed, droppedByPolicy: 0, failSafe: 0, queued: 0 }));
-    expect(sqlite).toEqual({ written: 20, pending: 0, dropped: held, failures: 0, duplicates: 0 });
-    expect(sqlite.written + sqlite.dropped).toBe(stats.logged);
-    expect(errors).toEqual([
-      {
-        code: "log_worker_failed",
-        message: expect.stringContaining(
-          `not confirmed written: ${unprocessed} events it had not processed (counted as internal errors) and the events its sinks held (counted as dropped: sqlite ${held})`,
-        ),
-      },
-    ]);
-    expect(rows(file)).toEqual(after); // the later decisions, in-thread; the worker committed nothing
+    expect(stats).toEqual(expect.objectContaining({ recorded: 620, logged: 620, droppedByPolicy: 0, failSafe: 0, internalErrors: 0, queued: 0 }));
+    expect(stats.sinks.sqlite).toEqual({ written: 620, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+    expect(errors.map((e) => e.code)).toEqual(["log_worker_failed", "log_worker_restarted"]);
+    expect(errors[0].message).toMatch(/replaying the 600 events it had not settled/);
+    expect(errors[1].message).toMatch(/600 events replayed/);
+  });
+
+  test("a worker that keeps dying is given up on after 5 restarts: what it had not settled is counted lost, later decisions are stored in-thread", async () => {
+    const file = path.join(tempDir(), "decisions.db");
+    // Every new worker dies as it starts, before it reads anything.
+    const { log, errors, crash } = crashable(file, true, (w, n) => {
+      if (n > 0) void w.terminate();
+    });
+    const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+    const engine = await Engine.load(bundleOf(), "test");
+    for (let i = 0; i < 30; i++) decide(engine, deps, member(), { decisionId: id("d", i) });
+    // Processed, held by the sink, not committed: not settled.
+    while (log.stats().logged < 30) await new Promise((resolve) => setTimeout(resolve, 1));
+    await crash();
+    while (log.health().worker?.state !== "in-thread") await new Promise((resolve) => setTimeout(resolve, 20));
+    const later = Array.from({ length: 10 }, (_, i) => decide(engine, deps, member(), { decisionId: id("e", i) }).decisionId);
+    await log.durable();
+    await log.close();
+
+    expect(errors.map((e) => e.code)).toEqual([...Array(5).fill(["log_worker_failed", "log_worker_restarted"]).flat(), "log_worker_failed"]);
+    expect(errors.at(-1)!.message).toMatch(/6th death in a row: not restarted again; 30 events it had not settled are lost/);
+    expect(log.health()).toEqual({ persisting: true, worker: { state: "in-thread", restarts: 5, lastFailure: expect.any(Object) } });
+    const stats = log.stats();
+    expect(stats).toEqual(expect.objectContaining({ recorded: 40, logged: 10, internalErrors: 30, queued: 0 }));
+    expect(stats.sinks.sqlite).toEqual(expect.objectContaining({ written: 10, pending: 0, dropped: 0 }));
+    expect(rows(file)).toEqual(later);
+  });
+  test("on PostgreSQL too: every decision recorded is stored exactly once and in order across the death", async () => {
+    const db = await clonePgDatabase();
+    try {
+      const { log, errors, crash } = crashable({ postgres: db.urls.app }, true);
+      const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+      const engine = await Engine.load(bundleOf(), "test");
+      const ids: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        ids.push(decide(engine, deps, member(), { decisionId: id("p", i) }).decisionId);
+        if (i % 50 === 49) await new Promise(setImmediate);
+      }
+      while (log.stats().logged < 50) await new Promise((resolve) => setTimeout(resolve, 1));
+      await crash();
+      for (let i = 0; i < 20; i++) ids.push(decide(engine, deps, member(), { decisionId: id("q", i) }).decisionId);
+      await log.durable();
+      await log.close();
+      const stored = await ownerQuery<{ decision_id: string }>(db.urls.owner, "SELECT decision_id FROM decisions ORDER BY seq");
+      expect(stored.map((r) => r.decision_id)).toEqual(ids);
+      expect(log.stats()).toEqual(expect.objectContaining({ recorded: 320, logged: 320, internalErrors: 0, queued: 0 }));
+      expect(log.stats().sinks.postgres).toEqual({ written: 320, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+      expect(errors.map((e) => e.code)).toEqual(["log_worker_failed", "log_worker_restarted"]);
+    } finally {
+      await db.drop();
+    }
   });
 });
