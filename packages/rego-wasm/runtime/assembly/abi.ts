@@ -11,7 +11,7 @@
  */
 
 import { Value, ObjV, T_ARRAY, T_OBJECT, asObj, asArr } from "./value";
-import { parseBytes, dumpJson, dumpRegoText } from "./json";
+import { parseBytes, parseHostJson, dumpJson, dumpRegoText } from "./json";
 import { hostAbort } from "./host";
 import { resetEvaluationCaches } from "./memo";
 
@@ -28,7 +28,7 @@ export function opa_free(ptr: usize): void {
 }
 
 export function opa_json_parse(ptr: usize, len: usize): usize {
-  return changetype<usize>(parseBytes(ptr, len, false));
+  return changetype<usize>(parseHostJson(ptr, len));
 }
 
 export function opa_value_parse(ptr: usize, len: usize): usize {

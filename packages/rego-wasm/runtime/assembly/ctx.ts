@@ -15,6 +15,7 @@ import { Value } from "./value";
 import { parseBytes, dumpJson, dumpRegoText } from "./json";
 import { hostAbort } from "./host";
 import { resetEvaluationCaches } from "./memo";
+import { evaluationBegins } from "./intern";
 
 class EvalCtx {
   input: usize = 0;
@@ -68,6 +69,7 @@ export function rt_ctx_set_result(ctx: usize, result: usize): void {
 export function rt_eval_begin(heap: usize): void {
   if (heap != 0) __rt_set_heap_top(heap);
   resetEvaluationCaches();
+  evaluationBegins(); // later parses are inputs, not data (intern.ts)
 }
 
 /** Parses the input text of opa_eval as a Rego value; 0 for empty input; aborts on bad input. */

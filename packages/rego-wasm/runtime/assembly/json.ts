@@ -14,9 +14,9 @@
  * are all importable from here.
  */
 
-import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairSlots, setFromItems, SetV, valueArrayFrom, valueArrayWithCapacity } from "./value";
+import { Value, NULL, TRUE, FALSE, StrV, ArrV, NumV, ObjV, objectFromPairSlots, setFromItems, SetV, valueArrayFrom, valueArrayWithCapacity, markIfCanonicalKeys } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
-import { internedAscii } from "./intern";
+import { internedAscii, internDataString, loadingData } from "./intern";
 
 export { toJson, toRegoText, dumpJson, dumpRegoText } from "./write";
 
@@ -40,9 +40,18 @@ export function stringFromUtf8(ptr: usize, len: usize): string {
   return changetype<string>(decodeString(ptr, ptr + len, false));
 }
 
+/**
+ * Parses a JSON document a host hands over (opa_json_parse): while data is
+ * being loaded (intern.ts loadingData), its short ASCII strings become
+ * canonical and its objects whose keys all are are marked so.
+ */
+export function parseHostJson(ptr: usize, len: usize): Value | null {
+  return parseBytes(ptr, len, false, loadingData());
+}
+
 /** Parses len UTF-8 bytes at ptr as JSON (rego = false) or a Rego literal. */
-export function parseBytes(ptr: usize, len: usize, rego: bool): Value | null {
-  const p = new Parser(ptr, ptr + len, rego);
+export function parseBytes(ptr: usize, len: usize, rego: bool, interning: bool = false): Value | null {
+  const p = new Parser(ptr, ptr + len, rego, interning);
   const v = p.value(0);
   if (v === null) return null;
   p.skipSpace();
@@ -65,7 +74,13 @@ class Parser {
   private slots: i32 = STACK_SLOTS;
   private top: i32 = 0;
 
-  constructor(public pos: usize, public end: usize, public rego: bool) {
+  constructor(
+    public pos: usize,
+    public end: usize,
+    public rego: bool,
+    /** Loading data: strings are entered in the intern table and objects marked (parseHostJson). */
+    public interning: bool,
+  ) {
     this.stack = __alloc(<usize>STACK_SLOTS << alignof<usize>());
   }
 
@@ -178,7 +193,11 @@ class Parser {
 
   /** After `{`: an object, or in Rego mode a set when the first element has no `:`. */
   braces(depth: i32): Value | null {
-    if (this.eat(0x7d)) return new ObjV(valueArrayWithCapacity(0), valueArrayWithCapacity(0));
+    if (this.eat(0x7d)) {
+      const empty = new ObjV(valueArrayWithCapacity(0), valueArrayWithCapacity(0));
+      if (this.interning) markIfCanonicalKeys(empty, empty.keys);
+      return empty;
+    }
     const first = this.value(depth);
     if (first === null) return null;
     if (!this.eat(0x3a)) {
@@ -206,6 +225,7 @@ class Parser {
     }
     const obj = objectFromPairSlots(this.stack + (<usize>base << alignof<usize>()), (this.top - base) >> 1);
     this.top = base;
+    if (this.interning) markIfCanonicalKeys(obj, obj.keys);
     return obj;
   }
 
@@ -267,7 +287,9 @@ class Parser {
       const constant = internedAscii(start, <i32>(p - start));
       if (constant !== null) return constant;
       // The length is known: widen the bytes straight into a string of that size.
-      return new StrV(widenAscii(start, p));
+      const v = new StrV(widenAscii(start, p));
+      if (this.interning) internDataString(v);
+      return v;
     }
     const s = decodeString(start, p, escapes);
     return s === null ? null : new StrV(s);

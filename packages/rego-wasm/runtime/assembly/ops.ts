@@ -10,7 +10,7 @@
 import {
   Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
-  appendValue, valueArrayWithCapacity, setFromItems, sortItemsInPlace, objectFromPairsOnce, findString,
+  appendValue, valueArrayWithCapacity, setFromItems, sortItemsInPlace, objectFromPairsOnce, lookupString, markEmptyCanonical,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
@@ -72,7 +72,9 @@ export function rt_array_append(arr: usize, v: usize): void {
 }
 
 export function rt_object_new(): usize {
-  return addr(new ObjV(valueArrayWithCapacity(8), valueArrayWithCapacity(8)));
+  const o = new ObjV(valueArrayWithCapacity(8), valueArrayWithCapacity(8));
+  markEmptyCanonical(o); // lookups in it by address while its keys stay canonical (value.ts lookupString)
+  return addr(o);
 }
 
 export function rt_object_insert(obj: usize, key: usize, v: usize): void {
@@ -103,7 +105,9 @@ export function rt_object_merge(a: usize, b: usize): usize {
 }
 
 export function rt_set_new(): usize {
-  return addr(new SetV(valueArrayWithCapacity(8)));
+  const set = new SetV(valueArrayWithCapacity(8));
+  markEmptyCanonical(set);
+  return addr(set);
 }
 
 /** The set of an array's elements: a set comprehension's result, collected as an array first (sorted once, not per element). */
@@ -147,12 +151,12 @@ export function rt_dot(source: usize, key: usize): usize {
     case T_OBJECT: {
       // ObjV#get, one call shallower for the common string key (rt_dot is the plan's most frequent operation).
       const o = asObj(s);
-      const i = k.kind == T_STRING ? findString(o.keys, k) : o.find(k);
+      const i = k.kind == T_STRING ? lookupString(o, o.keys, k) : o.find(k);
       return i >= 0 ? addr(unchecked(o.vals[i])) : 0;
     }
     case T_SET: {
       const set = asSet(s);
-      const i = set.find(k);
+      const i = k.kind == T_STRING ? lookupString(set, set.items, k) : set.find(k);
       return i >= 0 ? addr(unchecked(set.items[i])) : 0;
     }
   }

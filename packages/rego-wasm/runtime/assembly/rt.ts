@@ -36,6 +36,42 @@ let offset: usize = 0;
 /** Lowest address the heap may use (for pointer validation in opa_free). */
 let heapStart: usize = 0;
 
+/**
+ * The intern table (intern.ts) beyond the policy's constants: strings of a
+ * data document entered by its parse live on the heap below
+ * `__rt_interned_top` (0: none), and so does the table holding them. The
+ * heap top going below that frees memory they occupy, so `lowered` forgets
+ * them at once: the table in use becomes the constants' own again, and the
+ * canonical mark moves on, so no string or collection marked before (see
+ * intern.ts) is taken for canonical any more. This module cannot import
+ * intern.ts (its values would be built before the heap exists): these are
+ * globals both see.
+ */
+// @ts-ignore: decorator
+@global let __rt_interned_top: usize = 0;
+/** The intern table in use (an address: intern.ts InternTable), and the constants' one. */
+// @ts-ignore: decorator
+@global let __rt_intern_table: usize = 0;
+// @ts-ignore: decorator
+@global let __rt_constant_table: usize = 0;
+/** The mark (OBJECT.gcInfo2) of a string or collection canonical now; 1 marks the constants', always canonical. */
+// @ts-ignore: decorator
+@global let __rt_canon_mark: u32 = 2;
+/** True until an evaluation begins, and again once data strings are forgotten: a parse then is taken to load data. */
+// @ts-ignore: decorator
+@global let __rt_loading_data: bool = true;
+
+/** The heap top went down to `top`: data strings (and their table) at or above it are forgotten. */
+// @ts-ignore: decorator
+@inline function lowered(top: usize): void {
+  if (top < __rt_interned_top) {
+    __rt_interned_top = 0;
+    __rt_intern_table = __rt_constant_table;
+    __rt_canon_mark++;
+    __rt_loading_data = true;
+  }
+}
+
 /** Rounds an address up so that the payload after the block header is aligned. */
 // @ts-ignore: decorator
 @inline function alignBlock(addr: usize): usize {
@@ -60,6 +96,7 @@ function initHeap(): void {
 // @ts-ignore: decorator
 @global function __rt_set_heap_top(ptr: usize): void {
   if (offset == 0) initHeap();
+  lowered(ptr);
   offset = ptr;
 }
 
@@ -170,6 +207,7 @@ function __realloc(ptr: usize, size: usize): usize {
       ptr = newPtr;
     }
   } else if (isLast) {
+    lowered(ptr + payloadSize);
     offset = ptr + payloadSize;
     block.mmInfo = payloadSize;
   }
@@ -181,7 +219,10 @@ function __realloc(ptr: usize, size: usize): usize {
 @unsafe @global
 function __free(ptr: usize): void {
   const block = changetype<BLOCK>(ptr - BLOCK_OVERHEAD);
-  if (ptr + block.mmInfo == offset) offset = changetype<usize>(block);
+  if (ptr + block.mmInfo == offset) {
+    lowered(changetype<usize>(block));
+    offset = changetype<usize>(block);
+  }
 }
 
 /** True when ptr could be a live block returned by __alloc (for opa_free's check). */
@@ -195,6 +236,7 @@ function __free(ptr: usize): void {
 // @ts-ignore: decorator
 @unsafe @global
 function __reset(): void {
+  lowered(__rt_heap_floor());
   offset = __rt_heap_floor();
 }
 

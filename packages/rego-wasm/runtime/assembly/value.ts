@@ -12,6 +12,7 @@
  */
 
 import { compareExact } from "./decimal";
+import { markOf, setMark, isCanonicalMark, STATIC_MARK } from "./intern";
 
 export const T_NULL: i32 = 1;
 export const T_BOOLEAN: i32 = 2;
@@ -85,7 +86,7 @@ export class ObjV extends Value {
   }
 
   get(key: Value): Value | null {
-    const i = this.find(key);
+    const i = key.kind == T_STRING ? lookupString(this, this.keys, key) : this.find(key);
     return i >= 0 ? unchecked(this.vals[i]) : null;
   }
 
@@ -95,6 +96,7 @@ export class ObjV extends Value {
 
   /** Sets key to value, replacing an existing entry. */
   set(key: Value, value: Value): void {
+    keepCanonical(this, key);
     // Keys given in order (object literals, whose constant keys the planner
     // sorts; objects built from a scan of another): one compare, no search.
     const n = this.keys.length;
@@ -151,10 +153,11 @@ export class SetV extends Value {
   }
 
   has(v: Value): bool {
-    return this.find(v) >= 0;
+    return (v.kind == T_STRING ? lookupString(this, this.items, v) : this.find(v)) >= 0;
   }
 
   add(v: Value): void {
+    keepCanonical(this, v);
     // Elements given in order (a scan of a sorted collection): one compare, no search.
     const n = this.items.length;
     if (n == 0 || compareKeys(unchecked(this.items[n - 1]), v) < 0) {
@@ -218,6 +221,65 @@ export function findString(sorted: Array<Value>, keyValue: Value): i32 {
     else return mid;
   }
   return -lo - 1;
+}
+
+/** Canonical collections up to this size are searched by address alone (lookupString). */
+const ADDRESS_DECIDES: i32 = 32;
+
+/**
+ * Index of a string among a collection's sorted values (an object's keys, a
+ * set's elements), or a negative number when absent: for lookups, it gives
+ * no insertion point. A canonical string in a collection marked canonical
+ * (intern.ts) is there exactly when its address is, so a small enough
+ * collection is decided by comparing addresses, found or not; otherwise
+ * findString compares strings.
+ */
+// @ts-ignore: decorator
+@inline export function lookupString(coll: Value, sorted: Array<Value>, key: Value): i32 {
+  const n = sorted.length;
+  if (n <= ADDRESS_DECIDES && isCanonicalMark(markOf(changetype<usize>(key))) && isCanonicalMark(markOf(changetype<usize>(coll)))) {
+    const data = sorted.dataStart;
+    const want = changetype<usize>(key);
+    for (let i = 0; i < n; i++) if (load<usize>(data + (<usize>i << alignof<usize>())) == want) return i;
+    return -1;
+  }
+  return findString(sorted, key);
+}
+
+/**
+ * A collection marked canonical (every string key canonical, intern.ts)
+ * about to hold `key`: it stays so when the key is a constant or not a
+ * string, becomes marked with the current mark when the key is a data
+ * string, and loses its mark otherwise (even when the key turns out to be
+ * there already: only a lost chance, never a wrong answer).
+ */
+// @ts-ignore: decorator
+@inline function keepCanonical(coll: Value, key: Value): void {
+  const c = changetype<usize>(coll);
+  const f = markOf(c);
+  if (f == 0 || key.kind != T_STRING) return;
+  const m = markOf(changetype<usize>(key));
+  if (m == STATIC_MARK) return;
+  setMark(c, m == __rt_canon_mark && (f == STATIC_MARK || f == m) ? m : 0);
+}
+
+/** Marks a new, empty collection canonical (it holds no string that is not). */
+export function markEmptyCanonical(coll: Value): void {
+  setMark(changetype<usize>(coll), STATIC_MARK);
+}
+
+/** Marks a collection canonical when every string among `keys` (its keys or elements) is. */
+export function markIfCanonicalKeys(coll: Value, keys: Array<Value>): void {
+  let mark = STATIC_MARK;
+  for (let i = 0, n = keys.length; i < n; i++) {
+    const k = unchecked(keys[i]);
+    if (k.kind != T_STRING) continue;
+    const m = markOf(changetype<usize>(k));
+    if (m == STATIC_MARK) continue;
+    if (m != __rt_canon_mark) return;
+    mark = m;
+  }
+  setMark(changetype<usize>(coll), mark);
 }
 
 /**
