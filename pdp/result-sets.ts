@@ -58,10 +58,9 @@ export class ResultSets {
     const seen = this.sets.get(hash);
     if (seen !== undefined && seen.bytes.length === length && sameBytes(seen, memory, words, start)) return seen;
     const set = resultSetOf(memory.toString("utf8", start, end), true) as { -readonly [K in keyof Remembered]: Remembered[K] };
-    // A copy (the module reuses its memory) in a buffer of its own, whole words.
-    set.words = new Int32Array((length + 3) >>> 2);
-    set.bytes = Buffer.from(set.words.buffer, 0, length);
-    memory.copy(set.bytes, 0, start, end);
+    const copy = copyOf(memory, start, end);
+    set.bytes = copy.bytes;
+    set.words = copy.words;
     if (seen !== undefined) this.sets.delete(hash);
     else if (this.sets.size >= ResultSets.MAX_ENTRIES) this.sets.delete(this.sets.keys().next().value as number);
     this.sets.set(hash, set);
@@ -139,6 +138,14 @@ export function hashOf(memory: Buffer, words: Int32Array, start: number, end: nu
 function mix(h: number, x: number): number {
   h = Math.imul(h ^ x, 0x9e3779b1);
   return h ^ (h >>> 15);
+}
+
+/** A copy of memory[start, end) (the module reuses its memory) in a buffer of its own, whole words, for sameBytes. */
+export function copyOf(memory: Buffer, start: number, end: number): { bytes: Buffer; words: Int32Array } {
+  const words = new Int32Array((end - start + 3) >>> 2);
+  const bytes = Buffer.from(words.buffer, 0, end - start);
+  memory.copy(bytes, 0, start, end);
+  return { bytes, words };
 }
 
 /**

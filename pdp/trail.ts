@@ -31,6 +31,7 @@
  * route and role). A decision pays for reading the ids and one map lookup.
  */
 import { readTrailTable, TRAIL_EXPORT, type TrailBody } from "@portcullis/rego-wasm";
+import { copyOf, hashOf, sameBytes } from "./result-sets";
 
 /** One rule body of a trail, as the decision log records it (event `custom.trail`). */
 export interface TrailEntry {
@@ -55,9 +56,25 @@ export interface RecordedTrail {
 /** Distinct id sequences kept per entrypoint; past that the cache starts over (a bound, never reached by a real policy). */
 const CACHE_LIMIT = 4096;
 
+/** A resolved id sequence: a copy of its bytes (what a later sequence must equal to be it) and its trail. */
+interface KnownSequence {
+  readonly bytes: Buffer;
+  readonly words: Int32Array;
+  /** null when nothing of the entrypoint succeeded. */
+  readonly trail: RecordedTrail | null;
+}
+
 export class TrailReader {
-  /** Per entrypoint id: the id sequence (as a string of its bytes) -> its trail, null when nothing of the entrypoint succeeded. */
-  private readonly cache: Array<Map<string, RecordedTrail | null>> = [];
+  /**
+   * Per entrypoint id: id sequences resolved before, by the hash of their
+   * bytes where the module wrote them (pdp/result-sets.ts: a hit is
+   * confirmed byte for byte; a sequence with the same hash and other bytes
+   * takes the slot). Making the bytes a string key cost a decode and a
+   * string hash per decision, twice this.
+   */
+  private readonly cache: Array<Map<number, KnownSequence>> = [];
+  /** The module's memory as 32-bit words, made again when the memory grew (its buffer changed). */
+  private words: Int32Array<ArrayBufferLike> = new Int32Array(0);
 
   private constructor(
     private readonly table: readonly TrailBody[],
@@ -86,17 +103,18 @@ export class TrailReader {
   /** The trail of the evaluation that just ran entrypoint `id` (slash path `entrypoint`); undefined when none of its bodies succeeded. */
   read(id: number, entrypoint: string): RecordedTrail | undefined {
     const bytes = this.memory();
+    if (this.words.buffer !== bytes.buffer) this.words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
     const count = bytes.readUInt32LE(this.head);
-    // The ids' bytes as a string: the cache key, made natively.
-    const key = bytes.toString("latin1", this.head + 4, this.head + 4 + 2 * count);
+    const start = this.head + 4;
+    const end = start + 2 * count;
+    const hash = hashOf(bytes, this.words, start, end);
     const cache = (this.cache[id] ??= new Map());
-    let trail = cache.get(key);
-    if (trail === undefined) {
-      const ids = Array.from({ length: count }, (_, i) => bytes.readUInt16LE(this.head + 4 + 2 * i));
-      trail = resolveTrail(this.table, ids, entrypoint);
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(key, trail);
-    }
+    const seen = cache.get(hash);
+    if (seen !== undefined && seen.bytes.length === end - start && sameBytes(seen, bytes, this.words, start)) return seen.trail ?? undefined;
+    const ids = Array.from({ length: count }, (_, i) => bytes.readUInt16LE(start + 2 * i));
+    const trail = resolveTrail(this.table, ids, entrypoint);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(hash, { ...copyOf(bytes, start, end), trail });
     return trail ?? undefined;
   }
 }

@@ -93,6 +93,28 @@ describe("Engine", () => {
     }
   });
 
+  test("trails remembered by their id bytes: two trails of the same length, seen in turn, each stay their own", async () => {
+    const rego = `package tr
+
+d := "a" if {
+	input.a
+} else := "b" if {
+	input.b
+}
+`;
+    const e = await Engine.load(bundleOf({ rego: [rego], entrypoints: ["tr/d"], revision: "tr1" }), "test");
+    expect(e.recordsTrail).toBe(true);
+    const trailOf = (input: object) => {
+      const texts: EvaluationTexts = {};
+      const value = e.evaluate("tr/d", input, texts);
+      return { value, kinds: texts.trail?.entries.map((entry) => entry.kind ?? "body") };
+    };
+    for (let round = 0; round < 3; round++) {
+      expect(trailOf({ a: true })).toEqual({ value: "a", kinds: ["body"] });
+      expect(trailOf({ b: true })).toEqual({ value: "b", kinds: ["else"] });
+    }
+  });
+
   test("boolean and undefined results (read without JSON.parse) are right on both paths, texts included", async () => {
     const e = await engine();
     for (const value of [true, false]) {
