@@ -67,7 +67,7 @@ const WAKE_AT_EVENTS = 256;
 /**
  * A worker that dies (a crash, the OOM killer's kin, exit) is restarted:
  * after RESTART_DELAYS_MS[k] for the k-th death in a row (a worker that ran
- * STABLE_MS resets the count), with every event it had not settled
+ * STABLE_MS resets the count; at once while close() waits for it), with every event it had not settled
  * replayed to the new one in the order recorded (what the ring kept and the
  * messages kept here: worker.ts), so nothing is lost, and the store keeps
  * the first row of each decision id, so nothing is stored twice. A
@@ -175,7 +175,9 @@ export function createWorkerDecisionLog(
     // The thread is gone only at `exit` (an uncaught error comes first): what it settled is final then.
     worker.on("error", (err) => void (failure ??= messageOf(err)));
     worker.on("exit", (code) => {
-      if (started === gen && state === "running") died(started, failure ?? `exited with code ${code}`);
+      if (started !== gen) return;
+      // Its exit is expected once it has answered close(); before that, running or closing, it died.
+      if (state === "running" || (state === "closed" && closeWaiting())) died(started, failure ?? `exited with code ${code}`);
     });
     onWorker?.(worker);
     return started;
@@ -210,7 +212,8 @@ export function createWorkerDecisionLog(
     lastDeath = { at: new Date().toISOString(), reason };
     deathsInARow = Date.now() - dead.startedAt >= STABLE_MS ? 1 : deathsInARow + 1;
     if (deathsInARow > RESTART_DELAYS_MS.length) return giveUp(reason);
-    const delay = RESTART_DELAYS_MS[deathsInARow - 1];
+    const closing = state === "closed"; // close() waits for the new worker: no delay
+    const delay = closing ? 0 : RESTART_DELAYS_MS[deathsInARow - 1];
     state = "restarting";
     onError(
       new DecisionLogError(
@@ -219,8 +222,19 @@ export function createWorkerDecisionLog(
           `replaying the ${replay.length} events it had not settled`,
       ),
     );
+    if (closing) {
+      restart(); // the close request is posted to the new worker with the replay
+      state = "closed";
+      return;
+    }
     restartTimer = setTimeout(restart, delay);
     restartTimer.unref();
+  }
+
+  /** A close() the worker has not answered yet. */
+  function closeWaiting(): boolean {
+    for (const { type } of waiting.values()) if (type === "close") return true;
+    return false;
   }
 
   /** The events after `from` in the order sent: from the dead worker's ring (kept past its settled point) and the kept messages. */

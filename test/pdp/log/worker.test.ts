@@ -326,6 +326,29 @@ describe("when the worker thread dies", () => {
     expect(stats.sinks.sqlite).toEqual(expect.objectContaining({ written: 10, pending: 0, dropped: 0 }));
     expect(rows(file)).toEqual(later);
   });
+
+  test("while close() waits for it: a new worker takes the close over with the replay, close() resolves and every decision is stored once", async () => {
+    const file = path.join(tempDir(), "decisions.db");
+    const { log, errors, crash, workers } = crashable(file, true);
+    const deps = { entrypoint: "portcullis/decision", log, logger: capturingLogger() };
+    const engine = await Engine.load(bundleOf(), "test");
+    const ids = Array.from({ length: 600 }, (_, i) => decide(engine, deps, member(), { decisionId: id("d", i) }).decisionId);
+    // The close reaches a worker with 600 events still to process and commit; it dies before it answers.
+    const closed = log.close();
+    await crash();
+    await closed;
+
+    expect(workers).toHaveLength(2);
+    expect(errors.map((e) => e.code)).toEqual(["log_worker_failed", "log_worker_restarted"]);
+    expect(errors[0].message).toMatch(/restarting it in 0 ms/);
+    expect(rows(file)).toEqual(ids);
+    expect(log.stats()).toEqual(expect.objectContaining({ recorded: 600, logged: 600, internalErrors: 0, queued: 0 }));
+    expect(log.stats().sinks.sqlite).toEqual({ written: 600, pending: 0, dropped: 0, failures: 0, duplicates: 0 });
+    // After close, as before: a record is counted and dropped.
+    decide(engine, deps, member(), { decisionId: "late" });
+    expect(log.stats().sinks.sqlite.dropped).toBe(1);
+  });
+
   test("on PostgreSQL too: every decision recorded is stored exactly once and in order across the death", async () => {
     const db = await clonePgDatabase();
     try {
