@@ -17,7 +17,8 @@
  * (paths, hosts): health is public. The messages are in /metrics (staff)
  * and the server log.
  */
-import type { ApiDeps } from "./deps";
+import type { ApiDeps, DecisionTrail } from "./deps";
+import type { LogFailureStance } from "./trail/config";
 
 export interface HealthReason {
   /** What is affected: `policy_bundle`, `decision_log`, ... */
@@ -67,9 +68,10 @@ export const policyBundleHealth: HealthCheck = (deps) => {
  * /health and /metrics, so it is unavailable (503); otherwise it still
  * serves reads (and, under `fail-open`, writes): degraded (200).
  */
-export const decisionLogHealth: HealthCheck = (deps) => {
+export const decisionLogHealth = (deps: { decisionLog: Pick<DecisionTrail, "health">; logFailure?: LogFailureStance }): HealthReason[] => {
   const trail = deps.decisionLog.health();
-  if (trail.persisting) return [];
+  const reasons = trail.worker?.state === "in-thread" ? [workerGivenUp(trail.worker.lastFailure?.at)] : [];
+  if (trail.persisting) return reasons;
   const stance = deps.logFailure ?? "refuse-writes";
   const detail =
     stance === "fail-open"
@@ -77,8 +79,26 @@ export const decisionLogHealth: HealthCheck = (deps) => {
       : stance === "refuse-all"
         ? "decisions cannot be stored: requests are refused"
         : "decisions cannot be stored: state-changing requests are refused, reads are served";
-  return [{ component: "decision_log", code: "decision_log_unavailable", detail, since: trail.failingSince ?? null, unavailable: stance === "refuse-all" }];
+  return [
+    { component: "decision_log", code: "decision_log_unavailable", detail, since: trail.failingSince ?? null, unavailable: stance === "refuse-all" },
+    ...reasons,
+  ];
 };
+
+/**
+ * The log's worker thread died again and again and was given up on: every
+ * decision is still stored, but built, masked and written on the request
+ * thread, which costs each request its share (degraded, 200). A restart of
+ * the instance brings the worker back.
+ */
+function workerGivenUp(since: string | undefined): HealthReason {
+  return {
+    component: "decision_log",
+    code: "decision_log_worker_failed",
+    detail: "the decision log's worker thread kept dying and was given up on: decisions are stored from the request thread",
+    since: since ?? null,
+  };
+}
 
 /**
  * The shared rate-limit store (Redis) cannot count hits now. Under the

@@ -6,6 +6,7 @@
  */
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
+import { decisionLogHealth } from "../../../api/health";
 import { decide } from "../../../pdp/decide";
 import { Engine } from "../../../pdp/engine";
 import { createDecisionLog } from "../../../pdp/log";
@@ -321,6 +322,15 @@ describe("when the worker thread dies", () => {
     expect(errors.map((e) => e.code)).toEqual([...Array(5).fill(["log_worker_failed", "log_worker_restarted"]).flat(), "log_worker_failed"]);
     expect(errors.at(-1)!.message).toMatch(/6th death in a row: not restarted again; 30 events it had not settled are lost/);
     expect(log.health()).toEqual({ persisting: true, worker: { state: "in-thread", restarts: 5, lastFailure: expect.any(Object) } });
+    // /health: degraded (200), every decision still stored, by the request thread.
+    expect(decisionLogHealth({ decisionLog: log })).toEqual([
+      {
+        component: "decision_log",
+        code: "decision_log_worker_failed",
+        detail: expect.stringContaining("given up on"),
+        since: log.health().worker!.lastFailure!.at,
+      },
+    ]);
     const stats = log.stats();
     expect(stats).toEqual(expect.objectContaining({ recorded: 40, logged: 10, internalErrors: 30, queued: 0 }));
     expect(stats.sinks.sqlite).toEqual(expect.objectContaining({ written: 10, pending: 0, dropped: 0 }));
