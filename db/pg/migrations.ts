@@ -398,6 +398,18 @@ GRANT UPDATE (attempts) ON export_jobs TO ${APP_ROLE};
 CREATE INDEX IF NOT EXISTS outcomes_failed ON outcomes (timestamp) WHERE status >= 400;
 `,
   },
+  {
+    version: 12,
+    name: "decision log: a run interrupted once per life",
+    // A run that a start recorded interrupted while its lease was between connections, and that
+    // resumed (a second 'start' row, pdp/log/store/runs.ts PgRun), can really die later: that
+    // death needs an 'interrupted' row of its own. Unique per start row ended (detail.start_seq)
+    // instead of per run; rows written before this version have no start_seq and stay as they are.
+    sql: `
+DROP INDEX log_runs_interrupted_once;
+CREATE UNIQUE INDEX log_runs_interrupted_once ON log_runs (run_id, (detail ->> 'start_seq')) WHERE kind = 'interrupted';
+`,
+  },
 ];
 
 export const PG_LATEST_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1].version;

@@ -103,8 +103,9 @@ function snake(run: InterruptedRun): Record<string, unknown> {
  * held is running. Starts are serialised (a transaction advisory lock,
  * STARTS_LOCK), and an interrupted run is recorded once (a unique index),
  * so two instances starting together report each dead run once between
- * them. The rows a run committed are its own (`decisions.run_id`), however
- * the instances' writes interleave.
+ * them (once per life of a run: see resumed below). The rows a run
+ * committed are its own (`decisions.run_id`), however the instances'
+ * writes interleave.
  *
  * A live run whose lease connection is lost (a database restart, a network
  * cut, a session an administrator ended, a server that stopped answering
@@ -117,7 +118,9 @@ function snake(run: InterruptedRun): Record<string, unknown> {
  * the run then finds that row when it retakes, reports it
  * (`log_run_lease_retaken`) and records a second `start` row for itself
  * (`resumed`, with when the lease was lost), so the trail says it lived on.
- * A run that is truly dead retakes nothing, and the next start reports it.
+ * A run that is truly dead retakes nothing, and the next start reports it,
+ * a resumed one too: a start looks at each run's last start row, and an
+ * `interrupted` row names the start it ends (`start_seq`).
  *
  *   const run = await PgRun.begin(url, { runId, pid }, onError);   // run.interrupted: what it found
  *   await run.end({ written, lost: 0 });                            // clean stop; end() without counts: none
@@ -157,10 +160,12 @@ export class PgRun {
       await client.query("SELECT pg_advisory_lock($1)", [lease]);
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1)", [STARTS_LOCK]);
-      const open = await client.query<{ run_id: string; at: string; detail: { pid?: number; lease?: string } }>(
-        `SELECT s.run_id, s.at, s.detail FROM log_runs s
+      // Each run's last start with nothing after it: a run recorded interrupted in a lease gap that
+      // resumed (a second start row) is unended again, and is reported again if it then dies.
+      const open = await client.query<{ run_id: string; seq: string; at: string; detail: { pid?: number; lease?: string } }>(
+        `SELECT s.run_id, s.seq, s.at, s.detail FROM log_runs s
           WHERE s.kind = 'start' AND s.run_id <> $1
-            AND NOT EXISTS (SELECT 1 FROM log_runs e WHERE e.run_id = s.run_id AND e.kind IN ('clean_stop', 'interrupted'))
+            AND NOT EXISTS (SELECT 1 FROM log_runs e WHERE e.run_id = s.run_id AND e.seq > s.seq)
           ORDER BY s.seq`,
         [run.runId],
       );
@@ -184,10 +189,11 @@ export class PgRun {
           lastCommittedAt: last.rows[0]?.timestamp ?? null,
           lastDecisionId: last.rows[0]?.decision_id ?? null,
         };
+        // start_seq: the life it ends (the start row), recorded once (PostgreSQL migration 12's index).
         const recorded = await client.query(
           `INSERT INTO log_runs (run_id, kind, at, detail) VALUES ($1, 'interrupted', $2, $3::json)
-           ON CONFLICT (run_id) WHERE kind = 'interrupted' DO NOTHING`,
-          [start.run_id, now, JSON.stringify({ found_by: run.runId, ...snake(interrupted) })],
+           ON CONFLICT (run_id, (detail ->> 'start_seq')) WHERE kind = 'interrupted' DO NOTHING`,
+          [start.run_id, now, JSON.stringify({ found_by: run.runId, start_seq: Number(start.seq), ...snake(interrupted) })],
         );
         if (recorded.rowCount === 1) found.push(interrupted);
       }

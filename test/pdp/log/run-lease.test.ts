@@ -79,7 +79,10 @@ const retaken = (runId: string, lostPid: number) => async (): Promise<boolean> =
 };
 
 const runRows = (runId: string) =>
-  query<{ kind: string; detail: Record<string, unknown> }>("SELECT kind, detail FROM log_runs WHERE run_id = $1 ORDER BY seq", [runId]);
+  query<{ seq: string; kind: string; at: string; detail: Record<string, unknown> }>(
+    "SELECT seq, kind, at, detail FROM log_runs WHERE run_id = $1 ORDER BY seq",
+    [runId],
+  );
 
 test("a live run whose lease session is ended retakes it: an instance starting afterwards finds nothing interrupted, and the run still stops cleanly", async () => {
   const errors: DecisionLogError[] = [];
@@ -114,29 +117,35 @@ test("a run that retook its lease and then ends without a clean stop is reported
   expect((await runRows("lease-dead-a")).map((r) => r.kind)).toEqual(["start", "interrupted"]);
 });
 
-test("a start that came while no session held the lease records the live run interrupted; the run, retaking it, records that it resumed and says so", async () => {
-  const errors: DecisionLogError[] = [];
-  const a = await logOn("lease-gap-a", errors);
+/**
+ * Run `runId` loses its lease connection while the instance `starterId` starts, and the start
+ * decides first: the starts' lock is held meanwhile, so the start queues first and the run's
+ * retake behind it. Returns the starter's log once the run holds its lease again.
+ */
+async function startInTheGap(runId: string, starterId: string): Promise<ManagedDecisionLog> {
   const waiting = async (n: number): Promise<boolean> =>
     (await query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))[0].n === n;
-
-  // Hold the starts' lock, so that B's start queues first and A's retake behind it.
   const holder = new pg.Client({ connectionString: db.urls.app });
   await holder.connect();
   await holder.query("BEGIN");
   await holder.query("SELECT pg_advisory_xact_lock($1)", [STARTS_LOCK]);
-  const errorsB: DecisionLogError[] = [];
-  const starting = logOn("lease-gap-b", errorsB);
-  await until("B's start waits for the starts' lock", () => waiting(1));
-  const lostPid = await endLeaseSession("lease-gap-a");
-  await until("A's retake waits behind B's start", () => waiting(2));
+  const starting = logOn(starterId, []);
+  await until(`${starterId}'s start waits for the starts' lock`, () => waiting(1));
+  const lostPid = await endLeaseSession(runId);
+  await until(`${runId}'s retake waits behind ${starterId}'s start`, () => waiting(2));
   await holder.query("COMMIT");
   await holder.end();
+  const starter = await starting;
+  await until(`${runId} holds its lease again`, retaken(runId, lostPid));
+  return starter;
+}
 
-  const b = await starting;
+test("a start that came while no session held the lease records the live run interrupted; the run, retaking it, records that it resumed and says so", async () => {
+  const errors: DecisionLogError[] = [];
+  const a = await logOn("lease-gap-a", errors);
+  const b = await startInTheGap("lease-gap-a", "lease-gap-b");
   // B saw a free lease: by what it could know, run A had died.
   expect(b.interruptedRuns.map((r) => r.runId)).toEqual(["lease-gap-a"]);
-  await until("run A holds its lease again", retaken("lease-gap-a", lostPid));
   const rows = await runRows("lease-gap-a");
   expect(rows.map((r) => r.kind)).toEqual(["start", "interrupted", "start"]);
   expect(rows[2].detail).toMatchObject({ resumed: true, reported_interrupted_by: "lease-gap-b" });
@@ -149,4 +158,25 @@ test("a start that came while no session held the lease records the live run int
   expect(c.interruptedRuns).toEqual([]);
   await a.close();
   expect((await runRows("lease-gap-a")).map((r) => r.kind)).toEqual(["start", "interrupted", "start", "clean_stop"]);
+});
+
+test("a run recorded interrupted in a lease gap that resumed, then ends without a clean stop, is reported again by the next start", async () => {
+  const run = await PgRun.begin(db.urls.app, { runId: "lease-twice-a", pid: 4343 }, () => undefined);
+  const b = await startInTheGap("lease-twice-a", "lease-twice-b");
+  expect(b.interruptedRuns.map((r) => r.runId)).toEqual(["lease-twice-a"]);
+  const resumed = (await runRows("lease-twice-a"))[2];
+  expect(resumed).toMatchObject({ kind: "start", detail: { resumed: true } });
+  await run.end(); // its second life ends without a clean stop
+
+  const c = await logOn("lease-twice-c", []);
+  expect(c.interruptedRuns).toEqual([expect.objectContaining({ runId: "lease-twice-a", pid: 4343, startedAt: resumed.at })]);
+  const rows = await runRows("lease-twice-a");
+  expect(rows.map((r) => r.kind)).toEqual(["start", "interrupted", "start", "interrupted"]);
+  // Each interrupted row names the life it ended: its start row.
+  expect([rows[1].detail.start_seq, rows[3].detail.start_seq]).toEqual([Number(rows[0].seq), Number(rows[2].seq)]);
+  expect(rows[3].detail).toMatchObject({ found_by: "lease-twice-c" });
+
+  // Reported once: a later start finds nothing.
+  const d = await logOn("lease-twice-d", []);
+  expect(d.interruptedRuns).toEqual([]);
 });
