@@ -47,6 +47,8 @@ export interface Callee {
   prefix: number[];
   /** A builtin (native or host) rather than a planned function. */
   builtin: boolean;
+  /** A memoised planned function: the address of its memo slot (memo.ts memoisedAt). */
+  memo?: number;
 }
 
 export interface EmittedFunction {
@@ -405,7 +407,13 @@ class FunctionEmitter {
     const c = this.code;
     c.i32(0).load(memoSlot(this.ctx.memo, func)).tee(this.tmp).eqz();
     this.failIf();
-    c.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select().set(this.local(target));
+    this.slotValue();
+    c.set(this.local(target));
+  }
+
+  /** Pushes the value a non-zero memo slot in `tmp` records: 0 (undefined) for a 1, else the slot itself. */
+  private slotValue(): void {
+    this.code.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select();
   }
 
   private typeIs(source: Local, code: number): void {
@@ -418,8 +426,25 @@ class FunctionEmitter {
     // A builtin with an undefined operand is undefined; a planned function
     // takes input as its first param, which may legitimately be undefined.
     if (callee.builtin) for (const a of args) this.failIfUndefined(a);
-    for (const p of callee.prefix) this.code.i32(p);
-    this.args(...args).call(callee.index);
+    const c = this.code;
+    if (callee.memo === undefined) {
+      for (const p of callee.prefix) c.i32(p);
+      this.args(...args).call(callee.index);
+      this.setDefined(result);
+      return;
+    }
+    // A rule already evaluated (slot != 0): its value is read here, 0 for the
+    // 1 of "undefined", as the callee's own MemoGet would answer; the call is
+    // made on a miss only. Most references to a rule are hits.
+    c.i32(0).load(callee.memo).tee(this.tmp);
+    const hit = c.if();
+    this.slotValue();
+    c.set(this.tmp).else(hit);
+    this.args(...args)
+      .call(callee.index)
+      .set(this.tmp);
+    c.end(hit);
+    c.get(this.tmp);
     this.setDefined(result);
   }
 

@@ -24,7 +24,7 @@ import { nativeBuiltinExport } from "../runtime-contract";
 import { encodeTrailTable, TRAIL_EXPORT, TRAIL_SECTION, trailLayout, trailRegionSize } from "../trail";
 import { emitBinaryEval, emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
 import { BINARY_EVAL_EXPORT } from "../binary-input";
-import { emitMemoReset, memoRegionSize, type MemoLayout } from "./memo";
+import { emitMemoReset, memoisedAt, memoRegionSize, memoSlot, type MemoLayout } from "./memo";
 import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
 import { DataLayout } from "./layout";
@@ -109,11 +109,11 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
 
   // New function indices, in the order the bodies are appended.
   let next = rt.importedFuncs + rt.definedFuncs;
-  const funcIndex = new Map<string, { index: number; params: number }>();
-  for (const f of policy.funcs) {
+  const funcIndex = new Map<string, { index: number; params: number; memo?: number }>();
+  policy.funcs.forEach((f, i) => {
     if (funcIndex.has(f.name)) throw new Error(`emit: duplicate function name ${f.name}`);
-    funcIndex.set(f.name, { index: next++, params: f.params.length });
-  }
+    funcIndex.set(f.name, { index: next++, params: f.params.length, memo: memoisedAt(f, i) ? memoSlot(memo, i) : undefined });
+  });
   const planNames = new Set(policy.plans.map((p) => p.name));
   if (planNames.size !== policy.plans.length) throw new Error("emit: two plans share an entrypoint name");
   const planIndex = policy.plans.map(() => next++);
@@ -215,7 +215,7 @@ function debugName(f: Func): string {
 function resolveCallee(
   policy: Policy,
   rt: RuntimeModule,
-  funcs: Map<string, { index: number; params: number }>,
+  funcs: Map<string, { index: number; params: number; memo?: number }>,
   name: string,
   argc: number,
   caller: string,
@@ -236,7 +236,7 @@ function resolveCallee(
   const func = funcs.get(name);
   if (func) {
     if (func.params !== argc) throw arityError(func.params);
-    return { index: func.index, prefix: [], builtin: false };
+    return { index: func.index, prefix: [], builtin: false, memo: func.memo };
   }
   const index = rt.exported(name);
   if (index === undefined) {

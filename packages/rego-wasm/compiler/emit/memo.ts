@@ -16,6 +16,7 @@
  * (rt_memo_push/rt_memo_pop, runtime/assembly/memo.ts), so values computed
  * under a replaced input or data never leak out of the `with`.
  */
+import type { Func } from "../plan/ir";
 import type { EmittedFunction } from "./emit";
 import { Code } from "./wasm/code";
 import { encodeFuncBody, ValType } from "./wasm/sections";
@@ -36,6 +37,25 @@ export function memoRegionSize(slots: number): number {
 export function memoSlot(m: MemoLayout, func: number): number {
   if (!Number.isInteger(func) || func < 0 || func >= m.slots) throw new Error(`emit: memo slot ${func} outside the ${m.slots} planned functions`);
   return m.base + func * 4;
+}
+
+/**
+ * Whether `func` (at `index` in Policy.funcs) opens with its memo check,
+ * `ret = MemoGet own slot; Return ret` as the whole first block (every
+ * rule's function, plan/rules.ts): a caller may then read the slot itself
+ * and call only on a miss (emit.ts call), which is what the function would
+ * do first anyway, without the call.
+ */
+export function memoisedAt(func: Func, index: number): boolean {
+  const [get, ret] = func.blocks[0]?.stmts ?? [];
+  return (
+    func.blocks[0]?.stmts.length === 2 &&
+    get?.type === "MemoGet" &&
+    get.func === index &&
+    get.target === func.ret &&
+    ret?.type === "ReturnLocal" &&
+    ret.source === func.ret
+  );
 }
 
 /** `() -> ()`: zeroes every slot, one store per slot (a few dozen for a real policy). */

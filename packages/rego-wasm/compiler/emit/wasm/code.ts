@@ -71,6 +71,13 @@ export class Code {
     return this.push();
   }
 
+  /** Starts the `else` arm of `label`, the innermost open `if`; the label stays open (closed by `end`). */
+  else(label: Label): this {
+    if (this.labels[this.labels.length - 1] !== label) throw new Error("emit: else of an if that is not the innermost label");
+    this.w.byte(OP.else);
+    return this;
+  }
+
   end(label: Label): this {
     if (this.labels[this.labels.length - 1] !== label) throw new Error("emit: unbalanced end");
     this.labels.pop();
