@@ -13,9 +13,9 @@
  * `EmitContext` the linker provides, so this module knows nothing about the
  * module it is emitted into.
  */
-import type { Block, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
+import type { Block, DotStmt, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
 import type { TrailLayout } from "../trail";
-import { memoRegionSize, memoSlot, type MemoLayout } from "./memo";
+import { memoRegionSize, memoSlot, refSlot, type MemoLayout } from "./memo";
 import type { Constant } from "./constants";
 import { localsRead } from "./locals-read";
 import { Code, type Label } from "./wasm/code";
@@ -61,11 +61,11 @@ export interface EmittedFunction {
 }
 
 /** Compiles a planned function: params [input, data, ...args], returns the `ret` local. */
-export function emitFunc(func: Func, ctx: EmitContext): EmittedFunction {
+export function emitFunc(func: Func, ctx: EmitContext, refs: Map<DotStmt, number> = new Map()): EmittedFunction {
   func.params.forEach((p, i) => {
     if (p !== i) throw new Error(`emit: ${func.name}: params must be locals 0..n-1`);
   });
-  const fe = new FunctionEmitter(func.name, func.locals, func.params.length, ctx, false, localsRead(func.blocks).add(func.ret));
+  const fe = new FunctionEmitter(func.name, func.locals, func.params.length, ctx, false, localsRead(func.blocks).add(func.ret), refs);
   fe.local(func.ret);
   for (const b of func.blocks) fe.block(b);
   fe.code.get(func.ret);
@@ -73,9 +73,9 @@ export function emitFunc(func: Func, ctx: EmitContext): EmittedFunction {
 }
 
 /** Compiles a plan into `(input, data) -> result set`. */
-export function emitPlan(plan: Plan, ctx: EmitContext): EmittedFunction {
+export function emitPlan(plan: Plan, ctx: EmitContext, refs: Map<DotStmt, number> = new Map()): EmittedFunction {
   if (plan.locals < 2) throw new Error(`emit: plan ${plan.name}: needs locals for input and data`);
-  const fe = new FunctionEmitter(plan.name, plan.locals, 2, ctx, true, localsRead(plan.blocks));
+  const fe = new FunctionEmitter(plan.name, plan.locals, 2, ctx, true, localsRead(plan.blocks), refs);
   const rs = fe.resultSet as number;
   fe.code.call(ctx.rt("rt_set_new")).set(rs);
   for (const b of plan.blocks) fe.block(b);
@@ -110,6 +110,8 @@ class FunctionEmitter {
     isPlan: boolean,
     /** Locals some statement reads (locals-read.ts): a Scan binds only those. */
     private readonly read: Set<Local>,
+    /** The Dots reading a constant input path, and the input ref slot of each (input-refs.ts). */
+    private readonly refs: Map<DotStmt, number>,
   ) {
     if (params > irLocals) throw new Error(`emit: ${name}: more params than locals`);
     this.totalLocals = irLocals;
@@ -226,8 +228,7 @@ class FunctionEmitter {
         this.setDefined(s.target);
         return;
       case "Dot":
-        this.defined(s.source, s.key).call(this.rt("rt_dot"));
-        this.setDefined(s.target);
+        this.dot(s);
         return;
       case "Len":
         this.defined(s.source).call(this.rt("rt_len"));
@@ -414,6 +415,33 @@ class FunctionEmitter {
   /** Pushes the value a non-zero memo slot in `tmp` records: 0 (undefined) for a 1, else the slot itself. */
   private slotValue(): void {
     this.code.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select();
+  }
+
+  /**
+   * target = source[key]. A Dot reading a constant input path (input-refs.ts)
+   * reads its slot first and only dots on a miss, recording the value (1 for
+   * undefined) as MemoInsert does; undefined operands fail first either way.
+   */
+  private dot(s: DotStmt): void {
+    const c = this.code;
+    const ref = this.refs.get(s);
+    if (ref === undefined) {
+      this.defined(s.source, s.key).call(this.rt("rt_dot"));
+      this.setDefined(s.target);
+      return;
+    }
+    const slot = refSlot(this.ctx.memo, ref);
+    this.failIfUndefined(s.source);
+    this.failIfUndefined(s.key);
+    c.i32(0).load(slot).tee(this.tmp);
+    const hit = c.if();
+    this.slotValue();
+    c.set(this.tmp).else(hit);
+    this.args(s.source, s.key).call(this.rt("rt_dot")).set(this.tmp);
+    c.i32(slot).get(this.tmp).i32(1).get(this.tmp).select().store();
+    c.end(hit);
+    c.get(this.tmp);
+    this.setDefined(s.target);
   }
 
   private typeIs(source: Local, code: number): void {

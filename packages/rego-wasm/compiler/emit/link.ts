@@ -19,11 +19,12 @@
 import { describePages, MAX_MEMORY_PAGES, PAGE_BYTES } from "../bundle/memory";
 import { CompileError } from "../errors";
 import { BUILTINS } from "../builtins";
-import type { Func, Policy } from "../plan/ir";
+import type { Block, DotStmt, Func, Policy } from "../plan/ir";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { encodeTrailTable, TRAIL_EXPORT, TRAIL_SECTION, trailLayout, trailRegionSize } from "../trail";
 import { emitBinaryEval, emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
 import { BINARY_EVAL_EXPORT } from "../binary-input";
+import { inputRefPaths } from "./input-refs";
 import { emitMemoReset, memoisedAt, memoRegionSize, memoSlot, type MemoLayout } from "./memo";
 import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
@@ -102,8 +103,10 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   // The decision trail's region (../trail.ts): reserved first, so its address is known to every function emitted.
   const bodies = policy.trail?.length;
   const trail = bodies === undefined ? undefined : trailLayout(layout.reserve(trailRegionSize(bodies)), bodies);
-  // The memo frame's region (memo.ts): one slot per planned function.
-  const memo: MemoLayout = { base: layout.reserve(memoRegionSize(policy.funcs.length)), slots: policy.funcs.length };
+  // The memo frame's region (memo.ts): one slot per planned function, then one per input path some function dots (input-refs.ts).
+  const refs = inputRefSlots([...policy.funcs.map((f) => f.blocks), ...policy.plans.map((p) => p.blocks)]);
+  const slots = policy.funcs.length + refs.count;
+  const memo: MemoLayout = { base: layout.reserve(memoRegionSize(slots)), slots, funcs: policy.funcs.length };
   const abort = rt.envImport("opa_abort");
   if (abort === undefined) throw new RuntimeLinkError("must import env.opa_abort");
 
@@ -141,8 +144,8 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   const abi: AbiContext = { rt: ctx.rt, abort, layout, trailReset, memoReset };
 
   const emitted: Array<{ name: string; fn: EmittedFunction }> = [
-    ...policy.funcs.map((f) => ({ name: debugName(f), fn: emitFunc(f, ctx) })),
-    ...policy.plans.map((p) => ({ name: `plan:${p.name}`, fn: emitPlan(p, ctx) })),
+    ...policy.funcs.map((f, i) => ({ name: debugName(f), fn: emitFunc(f, ctx, refs.slots[i]!) })),
+    ...policy.plans.map((p, i) => ({ name: `plan:${p.name}`, fn: emitPlan(p, ctx, refs.slots[policy.funcs.length + i]!) })),
     { name: "opa_dispatch", fn: emitDispatch(planIndex, abi) },
     { name: "eval", fn: emitEval(dispatch, abi) },
     { name: "opa_eval", fn: emitOpaEval(dispatch, abi) },
@@ -192,6 +195,20 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
     emitted.map((e, i) => [first + i, e.name]),
   );
   return writeModule(rt.module);
+}
+
+/** Per function (of `bodies`), its input-ref Dots and the ref slot each reads (memo.ts refSlot: one per distinct path); `count` slots in all. */
+function inputRefSlots(bodies: Block[][]): { slots: Array<Map<DotStmt, number>>; count: number } {
+  const numbers = new Map<string, number>();
+  const slots = bodies.map((blocks) => {
+    const own = new Map<DotStmt, number>();
+    for (const [dot, path] of inputRefPaths(blocks)) {
+      if (!numbers.has(path)) numbers.set(path, numbers.size);
+      own.set(dot, numbers.get(path)!);
+    }
+    return own;
+  });
+  return { slots, count: numbers.size };
 }
 
 /** The runtime's start function (AssemblyScript's static initialisation), if it has one. */

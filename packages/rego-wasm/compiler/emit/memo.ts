@@ -1,9 +1,10 @@
 /**
  * The memo frame in static memory: rule values memoised within one
  * evaluation (IR MemoGet/MemoInsert), one u32 slot per planned function,
- * indexed by its position in Policy.funcs: 0 = not computed yet, 1 =
- * computed and undefined (values are 16-byte aligned addresses, never 1),
- * else the value's address.
+ * indexed by its position in Policy.funcs, then one per constant input path
+ * the functions dot (input-refs.ts): 0 = not computed yet, 1 = computed and
+ * undefined (values are 16-byte aligned addresses, never 1), else the
+ * value's address.
  *
  * Why static memory: a rule reads its slot on every reference (the rules of
  * a real policy reference each other dozens of times per decision), and a
@@ -24,8 +25,10 @@ import { encodeFuncBody, ValType } from "./wasm/sections";
 export interface MemoLayout {
   /** Address of slot 0 (16-aligned). */
   base: number;
-  /** Number of slots: the planned functions. */
+  /** Number of slots: the planned functions', then the input refs' (input-refs.ts). */
   slots: number;
+  /** The planned functions: slots 0..funcs-1. */
+  funcs: number;
 }
 
 /** Bytes the region of `slots` slots needs. */
@@ -35,8 +38,14 @@ export function memoRegionSize(slots: number): number {
 
 /** The slot address of function `func`; throws for an index outside the region (a planner bug). */
 export function memoSlot(m: MemoLayout, func: number): number {
-  if (!Number.isInteger(func) || func < 0 || func >= m.slots) throw new Error(`emit: memo slot ${func} outside the ${m.slots} planned functions`);
+  if (!Number.isInteger(func) || func < 0 || func >= m.funcs) throw new Error(`emit: memo slot ${func} outside the ${m.funcs} planned functions`);
   return m.base + func * 4;
+}
+
+/** The slot address of input ref `ref` (0-based, after the functions' slots). */
+export function refSlot(m: MemoLayout, ref: number): number {
+  if (!Number.isInteger(ref) || ref < 0 || m.funcs + ref >= m.slots) throw new Error(`emit: input ref slot ${ref} outside the ${m.slots - m.funcs} input refs`);
+  return m.base + (m.funcs + ref) * 4;
 }
 
 /**
