@@ -31,9 +31,9 @@ export interface MemoLayout {
   funcs: number;
 }
 
-/** Bytes the region of `slots` slots needs. */
+/** Bytes the region of `slots` slots takes: a multiple of 32, which emitMemoReset zeroes at a time. */
 export function memoRegionSize(slots: number): number {
-  return slots * 4;
+  return (slots * 4 + 31) & ~31;
 }
 
 /** The slot address of function `func`; throws for an index outside the region (a planner bug). */
@@ -67,7 +67,11 @@ export function memoisedAt(func: Func, index: number): boolean {
   );
 }
 
-/** `() -> ()`: zeroes every slot, one store per slot (a few dozen for a real policy). */
+/**
+ * `() -> ()`: zeroes the region, 32 bytes (8 slots) per turn of the loop in
+ * four 8-byte stores (a few dozen slots for a real policy: one store per slot
+ * cost ~400 instructions per evaluation, 2% of the bench decision's plan).
+ */
 export function emitMemoReset(m: MemoLayout): EmittedFunction {
   const c = new Code();
   const P = 0;
@@ -76,8 +80,8 @@ export function emitMemoReset(m: MemoLayout): EmittedFunction {
   const done = c.block();
   const next = c.loop();
   c.get(P).i32(end).geS().brIf(done);
-  c.get(P).i32(0).store();
-  c.get(P).i32(4).add().set(P);
+  for (const offset of [0, 8, 16, 24]) c.get(P).i64(0).store64(offset);
+  c.get(P).i32(32).add().set(P);
   c.br(next);
   c.end(next);
   c.end(done);
