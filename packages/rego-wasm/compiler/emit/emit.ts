@@ -13,9 +13,9 @@
  * `EmitContext` the linker provides, so this module knows nothing about the
  * module it is emitted into.
  */
-import type { Block, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
+import type { Block, DotStmt, Func, Local, Plan, Stmt, SwitchStmt } from "../plan/ir";
 import type { TrailLayout } from "../trail";
-import { memoRegionSize, memoSlot, type MemoLayout } from "./memo";
+import { memoRegionSize, memoSlot, refSlot, type MemoLayout } from "./memo";
 import type { Constant } from "./constants";
 import { localsRead } from "./locals-read";
 import { Code, type Label } from "./wasm/code";
@@ -47,6 +47,8 @@ export interface Callee {
   prefix: number[];
   /** A builtin (native or host) rather than a planned function. */
   builtin: boolean;
+  /** A memoised planned function: the address of its memo slot (memo.ts memoisedAt). */
+  memo?: number;
 }
 
 export interface EmittedFunction {
@@ -59,11 +61,11 @@ export interface EmittedFunction {
 }
 
 /** Compiles a planned function: params [input, data, ...args], returns the `ret` local. */
-export function emitFunc(func: Func, ctx: EmitContext): EmittedFunction {
+export function emitFunc(func: Func, ctx: EmitContext, refs: Map<DotStmt, number> = new Map()): EmittedFunction {
   func.params.forEach((p, i) => {
     if (p !== i) throw new Error(`emit: ${func.name}: params must be locals 0..n-1`);
   });
-  const fe = new FunctionEmitter(func.name, func.locals, func.params.length, ctx, false, localsRead(func.blocks).add(func.ret));
+  const fe = new FunctionEmitter(func.name, func.locals, func.params.length, ctx, false, localsRead(func.blocks).add(func.ret), refs);
   fe.local(func.ret);
   for (const b of func.blocks) fe.block(b);
   fe.code.get(func.ret);
@@ -71,9 +73,9 @@ export function emitFunc(func: Func, ctx: EmitContext): EmittedFunction {
 }
 
 /** Compiles a plan into `(input, data) -> result set`. */
-export function emitPlan(plan: Plan, ctx: EmitContext): EmittedFunction {
+export function emitPlan(plan: Plan, ctx: EmitContext, refs: Map<DotStmt, number> = new Map()): EmittedFunction {
   if (plan.locals < 2) throw new Error(`emit: plan ${plan.name}: needs locals for input and data`);
-  const fe = new FunctionEmitter(plan.name, plan.locals, 2, ctx, true, localsRead(plan.blocks));
+  const fe = new FunctionEmitter(plan.name, plan.locals, 2, ctx, true, localsRead(plan.blocks), refs);
   const rs = fe.resultSet as number;
   fe.code.call(ctx.rt("rt_set_new")).set(rs);
   for (const b of plan.blocks) fe.block(b);
@@ -108,6 +110,8 @@ class FunctionEmitter {
     isPlan: boolean,
     /** Locals some statement reads (locals-read.ts): a Scan binds only those. */
     private readonly read: Set<Local>,
+    /** The Dots reading a constant input path, and the input ref slot of each (input-refs.ts). */
+    private readonly refs: Map<DotStmt, number>,
   ) {
     if (params > irLocals) throw new Error(`emit: ${name}: more params than locals`);
     this.totalLocals = irLocals;
@@ -224,8 +228,7 @@ class FunctionEmitter {
         this.setDefined(s.target);
         return;
       case "Dot":
-        this.defined(s.source, s.key).call(this.rt("rt_dot"));
-        this.setDefined(s.target);
+        this.dot(s);
         return;
       case "Len":
         this.defined(s.source).call(this.rt("rt_len"));
@@ -405,7 +408,40 @@ class FunctionEmitter {
     const c = this.code;
     c.i32(0).load(memoSlot(this.ctx.memo, func)).tee(this.tmp).eqz();
     this.failIf();
-    c.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select().set(this.local(target));
+    this.slotValue();
+    c.set(this.local(target));
+  }
+
+  /** Pushes the value a non-zero memo slot in `tmp` records: 0 (undefined) for a 1, else the slot itself. */
+  private slotValue(): void {
+    this.code.i32(0).get(this.tmp).get(this.tmp).i32(1).eq().select();
+  }
+
+  /**
+   * target = source[key]. A Dot reading a constant input path (input-refs.ts)
+   * reads its slot first and only dots on a miss, recording the value (1 for
+   * undefined) as MemoInsert does; undefined operands fail first either way.
+   */
+  private dot(s: DotStmt): void {
+    const c = this.code;
+    const ref = this.refs.get(s);
+    if (ref === undefined) {
+      this.defined(s.source, s.key).call(this.rt("rt_dot"));
+      this.setDefined(s.target);
+      return;
+    }
+    const slot = refSlot(this.ctx.memo, ref);
+    this.failIfUndefined(s.source);
+    this.failIfUndefined(s.key);
+    c.i32(0).load(slot).tee(this.tmp);
+    const hit = c.if();
+    this.slotValue();
+    c.set(this.tmp).else(hit);
+    this.args(s.source, s.key).call(this.rt("rt_dot")).set(this.tmp);
+    c.i32(slot).get(this.tmp).i32(1).get(this.tmp).select().store();
+    c.end(hit);
+    c.get(this.tmp);
+    this.setDefined(s.target);
   }
 
   private typeIs(source: Local, code: number): void {
@@ -418,8 +454,25 @@ class FunctionEmitter {
     // A builtin with an undefined operand is undefined; a planned function
     // takes input as its first param, which may legitimately be undefined.
     if (callee.builtin) for (const a of args) this.failIfUndefined(a);
-    for (const p of callee.prefix) this.code.i32(p);
-    this.args(...args).call(callee.index);
+    const c = this.code;
+    if (callee.memo === undefined) {
+      for (const p of callee.prefix) c.i32(p);
+      this.args(...args).call(callee.index);
+      this.setDefined(result);
+      return;
+    }
+    // A rule already evaluated (slot != 0): its value is read here, 0 for the
+    // 1 of "undefined", as the callee's own MemoGet would answer; the call is
+    // made on a miss only. Most references to a rule are hits.
+    c.i32(0).load(callee.memo).tee(this.tmp);
+    const hit = c.if();
+    this.slotValue();
+    c.set(this.tmp).else(hit);
+    this.args(...args)
+      .call(callee.index)
+      .set(this.tmp);
+    c.end(hit);
+    c.get(this.tmp);
     this.setDefined(result);
   }
 

@@ -19,12 +19,13 @@
 import { describePages, MAX_MEMORY_PAGES, PAGE_BYTES } from "../bundle/memory";
 import { CompileError } from "../errors";
 import { BUILTINS } from "../builtins";
-import type { Func, Policy } from "../plan/ir";
+import type { Block, DotStmt, Func, Policy } from "../plan/ir";
 import { nativeBuiltinExport } from "../runtime-contract";
 import { encodeTrailTable, TRAIL_EXPORT, TRAIL_SECTION, trailLayout, trailRegionSize } from "../trail";
 import { emitBinaryEval, emitDispatch, emitEval, emitNameTable, emitOpaEval, emitTrailAddress, emitTrailReset, type AbiContext } from "./abi";
 import { BINARY_EVAL_EXPORT } from "../binary-input";
-import { emitMemoReset, memoRegionSize, type MemoLayout } from "./memo";
+import { inputRefPaths } from "./input-refs";
+import { emitMemoReset, memoisedAt, memoRegionSize, memoSlot, type MemoLayout } from "./memo";
 import { ConstantPool } from "./constants";
 import { emitFunc, emitPlan, type Callee, type EmitContext, type EmittedFunction } from "./emit";
 import { DataLayout } from "./layout";
@@ -102,18 +103,20 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   // The decision trail's region (../trail.ts): reserved first, so its address is known to every function emitted.
   const bodies = policy.trail?.length;
   const trail = bodies === undefined ? undefined : trailLayout(layout.reserve(trailRegionSize(bodies)), bodies);
-  // The memo frame's region (memo.ts): one slot per planned function.
-  const memo: MemoLayout = { base: layout.reserve(memoRegionSize(policy.funcs.length)), slots: policy.funcs.length };
+  // The memo frame's region (memo.ts): one slot per planned function, then one per input path some function dots (input-refs.ts).
+  const refs = inputRefSlots([...policy.funcs.map((f) => f.blocks), ...policy.plans.map((p) => p.blocks)]);
+  const slots = policy.funcs.length + refs.count;
+  const memo: MemoLayout = { base: layout.reserve(memoRegionSize(slots)), slots, funcs: policy.funcs.length };
   const abort = rt.envImport("opa_abort");
   if (abort === undefined) throw new RuntimeLinkError("must import env.opa_abort");
 
   // New function indices, in the order the bodies are appended.
   let next = rt.importedFuncs + rt.definedFuncs;
-  const funcIndex = new Map<string, { index: number; params: number }>();
-  for (const f of policy.funcs) {
+  const funcIndex = new Map<string, { index: number; params: number; memo?: number }>();
+  policy.funcs.forEach((f, i) => {
     if (funcIndex.has(f.name)) throw new Error(`emit: duplicate function name ${f.name}`);
-    funcIndex.set(f.name, { index: next++, params: f.params.length });
-  }
+    funcIndex.set(f.name, { index: next++, params: f.params.length, memo: memoisedAt(f, i) ? memoSlot(memo, i) : undefined });
+  });
   const planNames = new Set(policy.plans.map((p) => p.name));
   if (planNames.size !== policy.plans.length) throw new Error("emit: two plans share an entrypoint name");
   const planIndex = policy.plans.map(() => next++);
@@ -141,8 +144,8 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   const abi: AbiContext = { rt: ctx.rt, abort, layout, trailReset, memoReset };
 
   const emitted: Array<{ name: string; fn: EmittedFunction }> = [
-    ...policy.funcs.map((f) => ({ name: debugName(f), fn: emitFunc(f, ctx) })),
-    ...policy.plans.map((p) => ({ name: `plan:${p.name}`, fn: emitPlan(p, ctx) })),
+    ...policy.funcs.map((f, i) => ({ name: debugName(f), fn: emitFunc(f, ctx, refs.slots[i]!) })),
+    ...policy.plans.map((p, i) => ({ name: `plan:${p.name}`, fn: emitPlan(p, ctx, refs.slots[policy.funcs.length + i]!) })),
     { name: "opa_dispatch", fn: emitDispatch(planIndex, abi) },
     { name: "eval", fn: emitEval(dispatch, abi) },
     { name: "opa_eval", fn: emitOpaEval(dispatch, abi) },
@@ -194,6 +197,20 @@ export function link(policy: Policy, runtimeWasm: Uint8Array, options: LinkOptio
   return writeModule(rt.module);
 }
 
+/** Per function (of `bodies`), its input-ref Dots and the ref slot each reads (memo.ts refSlot: one per distinct path); `count` slots in all. */
+function inputRefSlots(bodies: Block[][]): { slots: Array<Map<DotStmt, number>>; count: number } {
+  const numbers = new Map<string, number>();
+  const slots = bodies.map((blocks) => {
+    const own = new Map<DotStmt, number>();
+    for (const [dot, path] of inputRefPaths(blocks)) {
+      if (!numbers.has(path)) numbers.set(path, numbers.size);
+      own.set(dot, numbers.get(path)!);
+    }
+    return own;
+  });
+  return { slots, count: numbers.size };
+}
+
 /** The runtime's start function (AssemblyScript's static initialisation), if it has one. */
 function startFunction(rt: RuntimeModule): number | undefined {
   const body = findSection(rt.module, SectionId.start)?.body;
@@ -215,7 +232,7 @@ function debugName(f: Func): string {
 function resolveCallee(
   policy: Policy,
   rt: RuntimeModule,
-  funcs: Map<string, { index: number; params: number }>,
+  funcs: Map<string, { index: number; params: number; memo?: number }>,
   name: string,
   argc: number,
   caller: string,
@@ -236,7 +253,7 @@ function resolveCallee(
   const func = funcs.get(name);
   if (func) {
     if (func.params !== argc) throw arityError(func.params);
-    return { index: func.index, prefix: [], builtin: false };
+    return { index: func.index, prefix: [], builtin: false, memo: func.memo };
   }
   const index = rt.exported(name);
   if (index === undefined) {

@@ -11,6 +11,7 @@ import {
   Value, NumV, StrV, ArrV, ObjV, SetV, NULL, boolV, compare, equal, mergeObjects,
   T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, T_SET, asNum, asStr, asArr, asObj, asSet,
   appendValue, valueArrayWithCapacity, setFromItems, sortItemsInPlace, objectFromPairsOnce, lookupString, markEmptyCanonical,
+  indexV,
 } from "./value";
 import { scanNumber, numberFromBytes } from "./number";
 import { stringFromUtf8 } from "./json";
@@ -186,7 +187,7 @@ export function rt_scan_key(v: usize, i: i32): usize {
   if (v == 0) return 0;
   const s = val(v);
   switch (s.kind) {
-    case T_ARRAY: return <u32>i < <u32>asArr(s).items.length ? addr(new NumV(<f64>i)) : 0;
+    case T_ARRAY: return <u32>i < <u32>asArr(s).items.length ? addr(indexV(i)) : 0;
     case T_OBJECT: return itemAt(asObj(s).keys, i);
     case T_SET: return itemAt(asSet(s).items, i);
   }

@@ -356,6 +356,27 @@ export function boolV(b: bool): BoolV {
   return b ? TRUE : FALSE;
 }
 
+/** Array indices below this are numbers built once, with the singletons (indexV). */
+const SMALL_INDICES: i32 = 64;
+
+function buildIndices(): StaticArray<NumV> {
+  const t = new StaticArray<NumV>(SMALL_INDICES);
+  for (let i = 0; i < SMALL_INDICES; i++) unchecked((t[i] = new NumV(<f64>i)));
+  return t;
+}
+
+const INDICES: StaticArray<NumV> = buildIndices();
+
+/**
+ * Array index `i` (>= 0) as a number: a Scan binds one per element when
+ * the body reads the index (`some i, role in roles`), and numbers are never
+ * mutated, so the small ones are shared, like the singletons above, built
+ * before any heap mark a host rewinds to.
+ */
+export function indexV(i: i32): NumV {
+  return i < SMALL_INDICES ? unchecked(INDICES[i]) : new NumV(<f64>i);
+}
+
 export function num(f: f64): NumV {
   return new NumV(f);
 }

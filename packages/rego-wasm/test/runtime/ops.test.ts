@@ -133,6 +133,19 @@ describe("length and scanning", () => {
       [1, "y"],
     ]);
   });
+  test("array indices: the small ones are numbers built once, which outlive a heap rewind; past them, new numbers", () => {
+    const top = rt.call("opa_heap_ptr_get");
+    const arr = rt.value(Array.from({ length: 70 }, (_, i) => i));
+    const keys = Array.from({ length: 70 }, (_, i) => rt.call("rt_scan_key", arr, i));
+    expect(keys.map((k) => rt.json(k))).toEqual(Array.from({ length: 70 }, (_, i) => i));
+    expect(keys.slice(0, 64).every((k) => k < top)).toBe(true);
+    expect(keys.slice(64).every((k) => k >= top)).toBe(true);
+    expect(rt.call("rt_scan_key", rt.value(["a"]), 0)).toBe(keys[0]);
+    rt.call("opa_heap_ptr_set", top);
+    new Uint8Array(rt.memory.buffer).fill(0xa5, top, top + 64 * 1024);
+    expect(rt.json(keys[63])).toBe(63);
+    expect(rt.call("rt_equal", keys[5], rt.call("rt_number_int", 5))).toBe(1);
+  });
   test("objects in sorted key order", () => {
     expect(scan(rt.value({ b: 1, a: 2, c: 3 }))).toEqual([
       ["a", 2],

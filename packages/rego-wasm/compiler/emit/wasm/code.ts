@@ -39,6 +39,8 @@ const OP = {
   i32Store: 0x36,
   i32Store8: 0x3a,
   i32Store16: 0x3b,
+  i64Const: 0x42,
+  i64Store: 0x37,
 } as const;
 
 /** Block type "no params, no results". */
@@ -69,6 +71,13 @@ export class Code {
   if(): Label {
     this.w.byte(OP.if).byte(EMPTY);
     return this.push();
+  }
+
+  /** Starts the `else` arm of `label`, the innermost open `if`; the label stays open (closed by `end`). */
+  else(label: Label): this {
+    if (this.labels[this.labels.length - 1] !== label) throw new Error("emit: else of an if that is not the innermost label");
+    this.w.byte(OP.else);
+    return this;
   }
 
   end(label: Label): this {
@@ -154,6 +163,12 @@ export class Code {
     return this;
   }
 
+  /** An i64 constant within i32's range (its LEB128 is the s32 one; s32 refuses anything else). */
+  i64(value: number): this {
+    this.w.byte(OP.i64Const).s32(value);
+    return this;
+  }
+
   eqz(): this {
     return this.op(OP.i32Eqz);
   }
@@ -197,6 +212,10 @@ export class Code {
 
   store(offset = 0): this {
     return this.mem(OP.i32Store, 2, offset);
+  }
+
+  store64(offset = 0): this {
+    return this.mem(OP.i64Store, 3, offset);
   }
 
   store8(offset = 0): this {

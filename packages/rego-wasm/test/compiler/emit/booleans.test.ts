@@ -23,7 +23,7 @@ function helpersCalled(stmts: Stmt[]): Set<string> {
     message: () => 0,
     abort: 0,
     constant: () => 0,
-    memo: { base: 0, slots: 0 },
+    memo: { base: 0, slots: 0, funcs: 0 },
   };
   const func: Func = { name: "f", params: [0, 1], ret: 2, blocks: [{ stmts }], locals: 6, path: "data.f" };
   emitFunc(func, ctx);

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { loadPolicy, type LoadedPolicy } from "@open-policy-agent/opa-wasm";
 import { CompileError } from "../../../compiler/errors";
 import { link } from "../../../compiler/emit/link";
+import { memoisedAt } from "../../../compiler/emit/memo";
 import { importedMemoryPages, loadSizedPolicy, MAX_MEMORY_PAGES, MemoryLimitError, policyMemory } from "../../../compiler/bundle/memory";
 import { readModule, writeModule, findSection, SectionId, setSection } from "../../../compiler/emit/wasm/module";
 import { encodeExports, readExports, readImports } from "../../../compiler/emit/wasm/sections";
@@ -329,6 +330,18 @@ describe("link + opa-wasm", () => {
     } finally {
       log.mockRestore();
     }
+  });
+
+  test("a caller reads a memoised function's slot itself only when the function opens with its own memo check", () => {
+    const body = block({ type: "MakeNumberInt", value: 5, target: 2 }, { type: "MemoInsert", func: 0, value: 2 });
+    const func = (first: Stmt[]): Func => ({ name: "m", path: "data.test.m", params: [0, 1], ret: 2, locals: 3, blocks: [block(...first), body] });
+    const get = (slot: number, target = 2): Stmt => ({ type: "MemoGet", func: slot, target });
+    expect(memoisedAt(func([get(0), { type: "ReturnLocal", source: 2 }]), 0)).toBe(true);
+    // Another function's slot, another local, more in the block, or no memo check at all (a Rego function): called every time.
+    expect(memoisedAt(func([get(1), { type: "ReturnLocal", source: 2 }]), 0)).toBe(false);
+    expect(memoisedAt(func([get(0, 1), { type: "ReturnLocal", source: 1 }]), 0)).toBe(false);
+    expect(memoisedAt(func([get(0), { type: "ReturnLocal", source: 2 }, { type: "MakeNull", target: 1 }]), 0)).toBe(false);
+    expect(memoisedAt(func([{ type: "MakeNull", target: 2 }]), 0)).toBe(false);
   });
 
   test("several plans dispatch by id and by name", async () => {

@@ -102,5 +102,9 @@ describe("building a module from scratch", () => {
     const d = new Code();
     d.block();
     expect(() => d.finish()).toThrow(/unclosed/);
+    const e = new Code();
+    const arm = e.i32(1).if();
+    e.block();
+    expect(() => e.else(arm)).toThrow(/not the innermost/);
   });
 });
